@@ -1,0 +1,197 @@
+"""``aida brain init | remember | recall | index | status | lint``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from ..records import RECORD_TYPES
+
+
+def register(sub, groups) -> None:
+    g = groups["brain"]
+
+    p = g.add_parser("init", help="create a brain (a git repository with Aida's layout)")
+    p.set_defaults(func=cmd_init)
+
+    p = g.add_parser("remember", help="write one record (relearning a key replaces it)")
+    p.add_argument("--type", default="fact", choices=RECORD_TYPES)
+    p.add_argument("--key", help="kebab-case key; derived from the body when omitted")
+    p.add_argument("--profile", default="me", help="which tool or person it came from (default: me)")
+    p.add_argument("--tags", default="", help="comma-separated tags, e.g. project:billing,infra")
+    p.add_argument("--source", default="", help="where it came from, precise enough to go back")
+    p.add_argument("--expires", help="ISO date after which recall marks it as possibly stale")
+    p.add_argument("--json", action="store_true", help="print the written record as JSON")
+    p.add_argument("body", nargs="+", help="what to remember ('-' reads standard input)")
+    p.set_defaults(func=cmd_remember)
+
+    p = g.add_parser("recall", help="find records by meaning and by words")
+    p.add_argument("-k", type=int, default=5, help="how many results (default 5)")
+    p.add_argument("--profile")
+    p.add_argument("--type", choices=RECORD_TYPES)
+    p.add_argument("--tag")
+    p.add_argument("--recent", action="store_true", help="newest first among what matches")
+    p.add_argument("--explain", action="store_true", help="show each stage's rank and score, decay and path")
+    p.add_argument("--json", action="store_true", help="print a JSON array, best first")
+    p.add_argument("--as-of", dest="as_of", help="answer from the brain as it was at this date (YYYY-MM-DD)")
+    p.add_argument("query", nargs="+")
+    p.set_defaults(func=cmd_recall)
+
+    p = g.add_parser("index", help="bring the card catalog up to date with the files")
+    p.add_argument("--full", action="store_true", help="rebuild into a new file and swap it in atomically")
+    p.add_argument("--background", action="store_true", help="do the full rebuild in a detached process")
+    p.set_defaults(func=cmd_index)
+
+    p = g.add_parser("status", help="records, index freshness, pending changes")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = g.add_parser("lint", help="report malformed files, unknown types, duplicate keys (exit 1 when any)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_lint)
+
+
+def cmd_init(args, ctx) -> int:
+    from ..brain import Brain
+
+    path = ctx.brain_path()
+    Brain.init(path, config=ctx.config)
+    print(f"Brain ready at {path}")
+    return 0
+
+
+def cmd_remember(args, ctx) -> int:
+    body = " ".join(args.body)
+    if body == "-":
+        body = sys.stdin.read()
+    brain = ctx.open_brain()
+    rec = brain.remember(body, type=args.type, key=args.key, profile=args.profile, tags=args.tags,
+                         source=args.source, expires=args.expires)
+    if args.json:
+        print(json.dumps(rec.to_dict(), ensure_ascii=False, sort_keys=True))
+    else:
+        extra = f" (supersedes {rec.supersedes})" if rec.supersedes else ""
+        print(f"Remembered {rec.profile}/{rec.key}{extra}")
+    return 0
+
+
+def cmd_recall(args, ctx) -> int:
+    query = " ".join(args.query)
+    if args.as_of:
+        from ..lifecycle.asof import recall_as_of
+
+        hits = recall_as_of(ctx, args.as_of, query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
+                            recent=args.recent, explain=args.explain)
+    else:
+        brain = ctx.open_brain()
+        hits = brain.recall(query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
+                            recent=args.recent, explain=args.explain)
+    if args.json:
+        print(json.dumps([h.to_json() for h in hits], ensure_ascii=False))
+        return 0
+    if not hits:
+        print("Nothing found.")
+        return 0
+    for i, h in enumerate(hits, 1):
+        r = h.record
+        date = r.created[:10] if r.created else "undated"
+        stale = "  [possibly stale: expired " + (r.expires or "")[:10] + "]" if h.stale else ""
+        print(f"{i}. [{r.type}] {r.key}  ({r.profile}, {date})  score {h.score:.4f}{stale}")
+        body = r.body if len(r.body) <= 300 else r.body[:297] + "..."
+        for line in body.splitlines() or [""]:
+            print(f"   {line}")
+        if args.explain and h.explain:
+            print("   why: " + _explain_line(h.explain))
+        print(f"   {h.path}")
+    return 0
+
+
+def _explain_line(ex: dict) -> str:
+    parts = []
+    for stage in ("bm25", "vector"):
+        v = ex.get(stage)
+        parts.append(f"{stage} " + (f"#{v['rank']} ({v['score']:.3f})" if v else "-"))
+    if "fused" in ex:
+        parts.append(f"fused {ex['fused']:.4f}")
+    if "decay" in ex:
+        parts.append(f"decay x{ex['decay']:.3f} (used {ex.get('uses', 0)}x)")
+    if ex.get("mode") == "recency":
+        parts.append(f"recency #{ex['rank']}, created {ex.get('created') or '?'}")
+    return ", ".join(parts)
+
+
+def cmd_index(args, ctx) -> int:
+    brain = ctx.open_brain()
+    idx = brain.index
+    if args.background:
+        idx.start_background_rebuild()
+        print("Rebuilding the index in the background; recall answers from the current index meanwhile.")
+        return 0
+    t0 = time.perf_counter()
+    if args.full:
+        stats = idx.rebuild(progress=_progress if sys.stderr.isatty() else None)
+        if stats is None:
+            return 0
+        print(f"Rebuilt: {stats.written} records ({stats.embedded} embedded, {stats.reused} vectors reused) "
+              f"in {time.perf_counter() - t0:.1f} s")
+        for p in idx.counts()["problems"]:
+            print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
+    else:
+        report, stats = idx.sync(progress=_progress if sys.stderr.isatty() else None)
+        for p in report.problems:
+            print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
+        print(f"Index: {report.summary()}; {stats.embedded} embedded, {stats.reused} reused "
+              f"({time.perf_counter() - t0:.2f} s)")
+    committed = _commit_hand_edits(brain)
+    if committed:
+        print(f"Committed {committed} hand-edited file(s) to the brain's history.")
+    return 0
+
+
+def _commit_hand_edits(brain) -> int:
+    from ..shelves import SHELVES
+
+    with brain.lock():
+        pending = brain.git.uncommitted(list(SHELVES) + ["archive", "wiki"])
+        if pending:
+            brain.git.commit(pending, f"index: record {len(pending)} file(s) changed outside Aida")
+    return len(pending)
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"\r  indexing {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+
+def cmd_status(args, ctx) -> int:
+    from ..status import brain_status
+
+    st = brain_status(ctx.open_brain())
+    if args.json:
+        print(json.dumps(st, ensure_ascii=False, indent=2))
+        return 0
+    print(f"Brain: {st['root']}  (HEAD {st['head'][:10] if st['head'] else 'none'})")
+    print(f"Records in the index: {st['indexed_total']}  " + ", ".join(f"{k} {v}" for k, v in st["indexed"].items()))
+    print(f"Files on the shelves: {st['files']}")
+    fresh = "fresh" if st["pending"]["total"] == 0 else (
+        f"{st['pending']['new']} new, {st['pending']['modified']} changed, {st['pending']['deleted']} deleted since the last scan")
+    print(f"Index: {fresh}; last scan {st['last_scan'] or 'never'}"
+          + ("; a rebuild is running" if st["rebuild_running"] else ""))
+    if st["uncommitted"]:
+        print(f"Uncommitted files: {len(st['uncommitted'])} (run `aida brain index` to commit them)")
+    if st["problems"]:
+        print(f"Skipped files: {len(st['problems'])} (see `aida brain lint`)")
+    return 0
+
+
+def cmd_lint(args, ctx) -> int:
+    from ..lint import lint
+
+    problems = lint(ctx.open_brain())
+    if args.json:
+        print(json.dumps([{"path": p.path, "problem": p.message} for p in problems], ensure_ascii=False, indent=2))
+    else:
+        for p in problems:
+            print(f"{p.path}: {p.message}")
+        print(f"{len(problems)} problem(s)." if problems else "No problems.")
+    return 1 if problems else 0

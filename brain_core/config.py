@@ -1,0 +1,128 @@
+"""Settings: one YAML file per user, plus the paths derived from it.
+
+The file lives at ``$AIDA_CONFIG`` or ``<user config dir>/aida/config.yaml``. It holds settings
+only, never secrets (API keys live in the OS keyring, see :mod:`brain_core.keys`). Every module
+reads its own keys with a default through :meth:`Config.get`, so a missing or partial file is
+normal. The object is built once (by the CLI, the MCP server or the tray) and passed down.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import BrainError
+
+# Defaults that more than one module reads. Modules with settings of their own pass a default to
+# ``get`` instead of growing this table.
+DEFAULTS: dict[str, Any] = {
+    "brain": None,
+    "identity": {"name": "Aida", "email": "aida@brain.invalid"},
+    "machine": {"role": "writer"},  # writer | reader: readers never harvest or consolidate
+    "recall": {
+        # Weighted reciprocal-rank fusion of bm25 and vector ranks; chosen on LoCoMo (see README).
+        "bm25_weight": 1.0,
+        "vector_weight": 0.5,
+        "rrf_k": 60,
+        "candidates": 100,
+        # Decay: an unused record loses weight with age down to `decay_floor` (never removed).
+        "half_life_days": 180,
+        "decay_floor": 0.6,
+    },
+    "embed": {"model": "all-MiniLM-L6-v2-int8", "threads": 0},
+    "index": {"catch_up_limit": 64},
+}
+
+
+def _user_config_path() -> Path:
+    env = os.environ.get("AIDA_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("aida", appauthor=False)) / "config.yaml"
+
+
+def default_brain_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("aida", appauthor=False)) / "brain"
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+@dataclass
+class Config:
+    """The user's settings. ``get("recall.bm25_weight")`` reads a dotted key."""
+
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "Config":
+        path = Path(path) if path else _user_config_path()
+        data: dict[str, Any] = {}
+        if path.exists():
+            import yaml
+
+            try:
+                loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+                raise BrainError(f"The settings file {path} cannot be read ({e.__class__.__name__}); fix or delete it.") from e
+            if not isinstance(loaded, dict):
+                raise BrainError(f"The settings file {path} is not a mapping; fix or delete it.")
+            data = loaded
+        return cls(path=path, data=data)
+
+    def get(self, dotted: str, default: Any = None) -> Any:
+        merged_default = _lookup(DEFAULTS, dotted)
+        value = _lookup(self.data, dotted)
+        if value is None:
+            return merged_default if merged_default is not None else default
+        if isinstance(value, dict) and isinstance(merged_default, dict):
+            return _merge(merged_default, value)
+        return value
+
+    def set(self, dotted: str, value: Any) -> None:
+        node = self.data
+        parts = dotted.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise BrainError(f"Setting {dotted} cannot be set: {p} is not a section.")
+        node[parts[-1]] = value
+
+    def save(self) -> None:
+        import yaml
+
+        from .fsutil import atomic_write_text
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path, yaml.safe_dump(self.data, sort_keys=True, allow_unicode=True))
+
+    def brain_path(self, explicit: str | os.PathLike | None = None) -> Path:
+        """``--brain`` wins, then ``$AIDA_BRAIN``, then the configured brain, then the default."""
+        for candidate in (explicit, os.environ.get("AIDA_BRAIN"), self.data.get("brain")):
+            if candidate:
+                return Path(candidate).expanduser()
+        return default_brain_path()
+
+
+def _lookup(data: dict, dotted: str) -> Any:
+    node: Any = data
+    for p in dotted.split("."):
+        if not isinstance(node, dict) or p not in node:
+            return None
+        node = node[p]
+    return node

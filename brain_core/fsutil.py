@@ -1,0 +1,70 @@
+"""Atomic, contained file writes: the only way Aida puts bytes on disk in a brain."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from .errors import InvalidInput
+
+TMP_MARK = ".tmp-"
+
+
+def fsync_dir(path: Path) -> None:
+    if os.name == "nt":  # directories cannot be opened for fsync on Windows
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
+
+    A temp file in the same folder is written, fsynced and renamed over the target; the folder is
+    fsynced so the rename survives a power cut. A crash leaves at most a ``.<name>.tmp-*`` file,
+    which the index and lint ignore and :func:`sweep_tmp` removes.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}-{secrets.token_hex(3)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def is_tmp(name: str) -> bool:
+    return name.startswith(".") and TMP_MARK in name
+
+
+def contained(root: Path, relative: str | os.PathLike) -> Path:
+    """``root / relative``, refused unless it stays inside ``root`` (no ``..``, no absolute path,
+    no NUL byte, no symlink on the way out)."""
+    rel = os.fspath(relative)
+    if "\x00" in rel:
+        raise InvalidInput("A path with a NUL byte was refused.")
+    if os.path.isabs(rel) or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+        raise InvalidInput(f"The absolute path {rel!r} was refused; paths in a brain are relative.")
+    root_real = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(root_real / rel))
+    if target != root_real and root_real not in target.parents:
+        raise InvalidInput(f"The path {rel!r} leads outside the brain and was refused.")
+    return root_real / rel

@@ -1,0 +1,65 @@
+"""``aida brain lint``: every problem a person should fix by hand, read straight from the files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import MalformedRecord
+from .fsutil import is_tmp
+from .shelves import SHELVES, Problem, leaf_dirs, load_doc, walk
+
+
+def lint(brain) -> list[Problem]:
+    root = brain.root
+    files, problems = walk(root)
+    problems = list(problems)
+    seen_keys: dict[tuple[str, str], str] = {}
+    for f in files:
+        try:
+            doc = load_doc(f.path, (root / f.path).read_bytes(), f.size, f.mtime_ns)
+        except MalformedRecord as e:
+            problems.append(Problem(f.path, e.reason))
+            continue
+        except OSError as e:
+            problems.append(Problem(f.path, f"cannot be read ({e.strerror})"))
+            continue
+        r = doc.record
+        if doc.shelf == "memories":
+            expected = f"memories/{r.profile}/{r.key}.json"
+            if f.path != expected:
+                problems.append(Problem(f.path, f"holds profile {r.profile!r} and key {r.key!r}, so it belongs at "
+                                                f"{expected}; relearning that key would not replace it"))
+            ident = (r.profile, r.key)
+            if ident in seen_keys:
+                problems.append(Problem(f.path, f"duplicate key {r.profile}/{r.key} (also in {seen_keys[ident]})"))
+            else:
+                seen_keys[ident] = f.path
+    problems += _stray_files(root)
+    try:
+        indexed_problems = brain.index.counts()["problems"]
+    except Exception as e:  # noqa: BLE001 - lint must report, not crash, on a broken catalog
+        problems.append(Problem(".aida/index.sqlite", f"the index cannot be read ({e}); run `aida brain index --full`"))
+    else:
+        known = {p.path for p in problems}
+        problems += [Problem(p.path, "the index could not read it: " + p.message)
+                     for p in indexed_problems if p.path not in known]
+    return sorted(problems, key=lambda p: p.path)
+
+
+def _stray_files(root: Path) -> list[Problem]:
+    """Leftover temp files and files of the wrong kind on a shelf."""
+    out = []
+    for d in leaf_dirs(root):
+        suffix = SHELVES[d.split("/", 1)[0]][0]
+        try:
+            entries = list(os.scandir(root / d))
+        except OSError:
+            continue
+        for e in entries:
+            rel = f"{d}/{e.name}"
+            if is_tmp(e.name):
+                out.append(Problem(rel, "is a temp file left by an interrupted write; delete it"))
+            elif e.is_file(follow_symlinks=False) and not e.name.startswith(".") and not e.name.endswith(suffix):
+                out.append(Problem(rel, f"is not a {suffix} file, so nothing reads it on this shelf"))
+    return out

@@ -1,0 +1,84 @@
+"""The offline answer: sentences lifted from the recalled records, each cited by key and date.
+
+It invents nothing, so it is also what an answer falls back to when a provider is down. When
+nothing was recalled it says so instead of guessing. Corrections from earlier feedback on similar
+questions are shown under the answer, the same text an LLM would be given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+NOTHING_FOUND = "I found nothing in your brain about that, so I have no answer from memory."
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
+STOPWORDS = frozenset(
+    """a about above after again all am an and any are as at be because been before being below between both but
+    by can could did do does doing done down during each few for from further had has have having he her here hers
+    him his how i if in into is it its itself just me more most my myself no nor not now of off on once only or
+    other our ours out over own same she should so some such than that the their them then there these they this
+    those through to too under until up very was we were what when where which while who whom why will with would
+    you your yours tell remember know say said note noted save saved mention mentioned again please aida""".split()
+)
+
+
+@dataclass(frozen=True)
+class Extract:
+    """The offline answer and the ids of the records it quoted (for the run record and lessons)."""
+
+    text: str
+    cited: tuple[str, ...]
+
+
+def terms(text: str) -> set[str]:
+    """Content words, lowercased, with a plural ``s`` dropped: enough to pick a sentence."""
+    out = set()
+    for w in _WORD.findall(text.lower()):
+        if w in STOPWORDS or len(w) < 2:
+            continue
+        out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+def best_sentences(question: str, body: str, limit: int = 2, max_chars: int = 320) -> str:
+    """The one or two sentences of ``body`` that share most words with ``question``, in body order."""
+    sentences = [s.strip() for s in _SENTENCE.split(body) if s and s.strip()]
+    if not sentences:
+        return ""
+    q = terms(question)
+    scored = [(len(q & terms(s)), -i, i) for i, s in enumerate(sentences)]
+    scored.sort(reverse=True)
+    chosen = sorted(i for overlap, _, i in scored[:limit] if overlap > 0) or [0]
+    text = " ".join(sentences[i] for i in chosen)
+    return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "…"
+
+
+def citation(record: object) -> str:
+    created = str(getattr(record, "created", "") or "")[:10]
+    key = getattr(record, "key", None) or getattr(record, "id", "?")
+    return f"[{key}, {created}]" if created else f"[{key}]"
+
+
+def extract(question: str, hits: Sequence[object], *, corrections: Iterable[str] = (), max_records: int = 3) -> Extract:
+    """Build the offline answer from ``hits`` (objects with ``.record``), best first."""
+    lines: list[str] = []
+    cited: list[str] = []
+    for hit in list(hits)[:max_records]:
+        record = getattr(hit, "record", hit)
+        sentence = best_sentences(question, str(getattr(record, "body", "")))
+        if not sentence:
+            continue
+        lines.append(f"- {sentence} {citation(record)}")
+        cited.append(str(getattr(record, "id", "")))
+    text = ("From your brain:\n" + "\n".join(lines)) if lines else NOTHING_FOUND
+    notes = [c.strip() for c in corrections if c and c.strip()]
+    if notes:
+        text += "\nEarlier feedback on a similar question: " + " / ".join(notes)
+    return Extract(text=text, cited=tuple(cited))
+
+
+def extractive_answer(question: str, hits: Sequence[object], *, corrections: Iterable[str] = ()) -> str:
+    """Just the text of :func:`extract`."""
+    return extract(question, hits, corrections=corrections).text

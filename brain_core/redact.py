@@ -1,0 +1,308 @@
+"""Secret redaction: every body, tag and source passes through :func:`redact` before it is written.
+
+The rules are modelled on gitleaks' published rule set (``config/gitleaks.toml``): provider
+tokens with a recognisable prefix (OpenAI, Anthropic, AWS, GitHub, GitLab, Slack, Stripe,
+Google, JWT), private key blocks, passwords inside URLs, ``password=``/``secret=``/``token=``
+style assignments, and long high-entropy strings. A match becomes ``[REDACTED:<rule>]``; the
+finding keeps the rule and the position, never the secret, so a dry run can show what fired.
+
+Two constraints shape the rules. The write path calls this on every record, so it must be fast
+(a cheap literal pre-check skips most rules on ordinary text). And it must leave ordinary prose,
+code identifiers, git SHAs, UUIDs and record ids alone: a mask where no secret was loses the
+very thing the brain is for. That is why the generic rules demand a literal value (not a call,
+an attribute or a placeholder) and the entropy rule skips hex, paths and identifiers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+MASK = "[REDACTED:{}]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One redaction: which rule fired and where, in the original text. Never the secret."""
+
+    rule: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True)
+class Redacted:
+    """The text with every secret masked, and what was masked."""
+
+    text: str
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def rules(self) -> list[str]:
+        """The rules that fired, once each, in order of first appearance."""
+        return list(dict.fromkeys(f.rule for f in self.findings))
+
+
+# A rule yields (start, end) spans of the secret within the text; `hint` is a lowercase literal
+# that must appear in the lowercased text for the rule to be worth running (None: always run).
+Finder = Callable[[str], Iterator[tuple[int, int]]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    find: Finder
+    hints: tuple[str, ...] = ()
+
+
+def _rx(pattern: str, group: int = 0, flags: int = 0, bounded: bool = True) -> Finder:
+    """A regex rule. ``bounded``: the match must not continue a word on its left (checked here
+    rather than with a look-behind, which would stop ``re`` from jumping to the literal prefix)."""
+    compiled = re.compile(pattern, flags)
+
+    def find(text: str) -> Iterator[tuple[int, int]]:
+        for m in compiled.finditer(text):
+            start = m.start(group)
+            if not m.group(group) or (bounded and start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")):
+                continue
+            yield m.span(group)
+
+    return find
+
+
+# ----------------------------------------------------------------------------- provider tokens
+# Right boundary as a look-ahead; the left one is checked by `_rx`. Not \b, so that
+# `KEY=AKIA...` and `"sk-..."` still match right after the `=` or the quote.
+_L = ""
+_R = r"(?![A-Za-z0-9_])"
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)"
+)
+
+
+def _private_key(text: str) -> Iterator[tuple[int, int]]:
+    # An unterminated block (a trimmed transcript cut it) is masked up to where base64 stops.
+    for m in _PRIVATE_KEY.finditer(text):
+        yield m.span()
+
+
+# --------------------------------------------------------------------- generic assignment rule
+_PLACEHOLDER = re.compile(
+    r"^(?:\$\{?[A-Za-z_][\w]*\}?|%\(?\w+\)?s?|<[^>]*>|\{\{?[^}]*\}?\}|\*+|x+|X+|\.+|-+|"
+    r"none|null|nil|true|false|undefined|changeme|example|placeholder|redacted|secret|password|"
+    r"your[_-]?\w*|my[_-]?\w*|dummy|test|todo|tbd|str|string|int|bytes|optional\[?\w*\]?)$",
+    re.I,
+)
+# Names that hold a secret END with one of these (`DB_PASSWORD`, `api_key`, `"clientSecret"`);
+# `key` alone is too common (`key=webhook-retry-policy`) and needs a qualifying prefix.
+_KEYWORD = re.compile(r"pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|key")
+_KEY_PREFIXES = ("api", "access", "private", "signing", "encryption", "master", "client", "secret", "auth", "session", "cookie")
+# What follows the name: an optional closing quote, `=`, `:`, `:=` or `=>` (or a space before a
+# quoted value), then the value.
+_ASSIGN_TAIL = re.compile(
+    r"(?P<q0>[\"']?)(?:\s*(?::=|=>|[:=])\s*|\s+(?=[\"']))"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;(){}\[\]<>|]{1,400})"
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_CLI_FLAG = re.compile(
+    r"(?i)(?<![\w-])--?(?:password|passwd|token|api-key|apikey|secret|client-secret|auth-token)"
+    r"(?:=|\s+)(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]{4,400})"
+)
+_SCHEME = re.compile(r"bearer|token|basic")
+_BEARER = re.compile(r"\s+(?P<value>[A-Za-z0-9\-._~+/]{20,}=*)")
+_BASIC = re.compile(r"\s+(?P<value>[A-Za-z0-9+/]{16,}={0,2})(?![A-Za-z0-9+/=])")
+_IDENT_ONLY = re.compile(r"^[A-Za-z_][A-Za-z_.-]*$")
+_DIGITS_ONLY = re.compile(r"^[\d.]+$")
+_ENV_NAME = re.compile(r"^[A-Z0-9_]+$")
+_WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def wordiness(token: str) -> float:
+    """Share of ``token`` made of word-like runs (``Factory``, ``retry``): high for identifiers
+    and prose, low for random base64."""
+    return sum(len(w) for w in _WORD_RUN.findall(token)) / max(1, len(token))
+
+
+def _looks_literal_secret(value: str, quoted: bool, env_style: bool) -> bool:
+    """True when an assigned value is a literal that could be a secret, not code or a placeholder."""
+    if _PLACEHOLDER.match(value) or value.startswith(("[REDACTED", "$", "%", "@", "/", "~", "&", "#", "!")):
+        return False
+    if _DIGITS_ONLY.match(value):
+        return len(value) >= 12 and quoted
+    if quoted or env_style:
+        # `"token": "..."` and `API_TOKEN=...` hold literals: any non-placeholder value counts.
+        return len(value) >= 6
+    if len(value) < 6:
+        return False
+    if _IDENT_ONLY.match(value):
+        # Letters, dots, hyphens and underscores only: a variable, an attribute or a word
+        # (`refresh_token`, `self.token`, `stored-in-vault`), unless long, mixed-case and unbroken.
+        return (len(value) >= 12 and not any(c in value for c in "_.-")
+                and not value.islower() and not value.isupper() and wordiness(value) < 0.9)
+    return True
+
+
+def _assignments(text: str) -> Iterator[tuple[int, int]]:
+    lowered = text.lower()
+    for k in _KEYWORD.finditer(lowered):
+        if k.group() == "key" and not lowered[max(0, k.start() - 12) : k.start()].rstrip("_-").endswith(_KEY_PREFIXES):
+            continue
+        m = _ASSIGN_TAIL.match(text, k.end())
+        if m is None:
+            continue
+        value = m.group("value")
+        end = m.end("value")
+        quoted = bool(m.group("q"))
+        if not quoted and end < len(text) and text[end] in "([":
+            continue  # a call or subscript: `token = make_token(...)`
+        # The keyword ends the name; the name itself runs back over word characters.
+        start = k.start()
+        while start > 0 and text[start - 1] in _NAME_CHARS and k.start() - start < 60:
+            start -= 1
+        name = text[start : k.end()]
+        env_style = bool(_ENV_NAME.match(name)) and text[k.end() : m.start("value")] == "="
+        if _looks_literal_secret(value, quoted, env_style):
+            yield m.span("value")
+    for m in _CLI_FLAG.finditer(text):
+        if _looks_literal_secret(m.group("value"), bool(m.group("q")), False):
+            yield m.span("value")
+
+
+def _bearer(text: str) -> Iterator[tuple[int, int]]:
+    """``Authorization: Bearer <token>`` / ``token <token>`` / ``Basic <base64>``."""
+    lowered = text.lower()
+    for k in _SCHEME.finditer(lowered):
+        if k.start() > 0 and lowered[k.start() - 1].isalnum():
+            continue
+        m = (_BASIC if k.group() == "basic" else _BEARER).match(text, k.end())
+        if m and _has_classes(m.group("value"), 2) and not _HEX.match(m.group("value")):
+            yield m.span("value")
+
+
+# ----------------------------------------------------------------------------- entropy rule
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_=-]{32,}(?![A-Za-z0-9+/=_-])")
+_HEX = re.compile(r"^(?:0x)?[0-9a-fA-F-]+$")
+_ENTROPY_MIN = 4.0
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of ``s`` (gitleaks' entropy check): random base64 scores near 5 or more."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _has_classes(s: str, k: int) -> bool:
+    classes = (any(c.islower() for c in s), any(c.isupper() for c in s), any(c.isdigit() for c in s))
+    return sum(classes) >= k
+
+
+def _path_like(token: str) -> bool:
+    parts = [p for p in token.split("/") if p]
+    if len(parts) < 2:
+        return False
+    wordy = sum(1 for p in parts if re.fullmatch(r"[a-z0-9_.-]{2,}|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*", p))
+    return wordy >= max(1, len(parts) // 2)
+
+
+def _high_entropy(text: str) -> Iterator[tuple[int, int]]:
+    for m in _CANDIDATE.finditer(text):
+        token = m.group().strip("=-_")
+        if len(token) < 32 or _HEX.match(token) or wordiness(token) >= 0.6:
+            continue
+        if not _has_classes(token, 3) or sum(c.isdigit() for c in token) < 2:
+            continue
+        if "/" in token and _path_like(token):
+            continue
+        if shannon_entropy(token) >= _ENTROPY_MIN:
+            yield m.span()
+
+
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+_AWS_CONTEXT = re.compile(r"(?i)aws|AKIA|ASIA|secret")
+
+
+def _aws_secret(text: str) -> Iterator[tuple[int, int]]:
+    """A 40-character AWS secret access key standing near an AWS word or access key id."""
+    for m in _AWS_SECRET.finditer(text):
+        token = m.group()
+        if not _has_classes(token, 3) or _HEX.match(token) or _path_like(token):
+            continue
+        window = text[max(0, m.start() - 120) : m.start()]
+        if _AWS_CONTEXT.search(window) and shannon_entropy(token) >= 3.5:
+            yield m.span()
+
+
+# ------------------------------------------------------------------------------- the rule set
+# Order matters: when two rules cover the same characters the earlier one names the finding.
+RULES: tuple[Rule, ...] = (
+    Rule("private-key", _private_key, ("private key",)),
+    Rule("anthropic-key", _rx(_L + r"sk-ant-(?:api|admin|oat|sid)\d{0,3}-[A-Za-z0-9_-]{20,}" + _R), ("sk-ant-",)),
+    Rule(
+        "openai-key",
+        _rx(_L + r"sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}" + _R
+            + r"|" + _L + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}" + _R
+            + r"|" + _L + r"sk-[A-Za-z0-9]{32,}" + _R),
+        ("sk-",),
+    ),
+    Rule("aws-key", _rx(_L + r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}" + _R), ("akia", "asia", "abia", "acca", "a3t")),
+    Rule("github-token", _rx(_L + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _R), ("gh", "github_pat_")),
+    Rule(
+        "gitlab-token",
+        _rx(_L + r"(?:gl(?:pat|ptt|dt|rt|cbt|soat|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}"
+            + r"|GR1348941[A-Za-z0-9_-]{20,})" + _R),
+        ("gl", "gr1348941"),
+    ),
+    Rule(
+        "slack-token",
+        _rx(_L + r"(?:xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)"
+            + r"|https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
+        ("xox", "xapp-", "hooks.slack.com"),
+    ),
+    Rule("stripe-key", _rx(_L + r"(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}" + _R), ("_live_", "_test_", "_prod_")),
+    Rule(
+        "google-key",
+        _rx(_L + r"(?:AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{20,})" + _R),
+        ("aiza", "gocspx-", "ya29."),
+    ),
+    Rule("jwt", _rx(r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}={0,2}"), ("ey",)),
+    Rule("url-password", _rx(r"://[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>$]{1,200})@", group=1, bounded=False), ("://",)),
+    Rule("aws-secret", _aws_secret, ("aws", "akia", "asia", "secret")),
+    Rule("bearer-token", _bearer, ("bearer", "basic", "token")),
+    Rule("secret-assignment", _assignments, ("pass", "pwd", "secret", "token", "key", "credential")),
+    Rule("high-entropy", _high_entropy, ()),
+)
+
+
+def redact(text: str) -> Redacted:
+    """Mask every secret in ``text``; return the masked text and the findings (rule + position)."""
+    if not text:
+        return Redacted(text or "", ())
+    lowered = text.lower()
+    spans: list[tuple[int, int, str]] = []
+    for rule in RULES:
+        if rule.hints and not any(h in lowered for h in rule.hints):
+            continue
+        for start, end in rule.find(text):
+            if end <= start or any(s < end and start < e for s, e, _ in spans):
+                continue
+            spans.append((start, end, rule.name))
+    if not spans:
+        return Redacted(text, ())
+    spans.sort()
+    out, pos = [], 0
+    for start, end, name in spans:
+        out.append(text[pos:start])
+        out.append(MASK.format(name))
+        pos = end
+    out.append(text[pos:])
+    return Redacted("".join(out), tuple(Finding(n, s, e) for s, e, n in spans))

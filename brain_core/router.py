@@ -1,0 +1,177 @@
+"""The front door: regular expressions decide, before anything is scored, what a question needs.
+
+Free, instant, deterministic and diffable: a plain coding question never pays for an embedding
+lookup, and every decision names the patterns that fired. Patterns ship in
+``brain_core/defaults/router.yaml``; a brain's own ``router.yaml`` adds patterns and overrides
+defaults by name (``name: null`` switches one off).
+
+Decision rules, in order:
+
+- ``recall``: a *recall* pattern fired (the question is about what the user said, saved, decided);
+- ``mode``: ``"recency"`` when a *recency* pattern fired, else ``"semantic"``;
+- ``live``: the source of the first *live* pattern that fired (``news`` or ``weather``), unless
+  recall fired: "what did I say about the weather" is a memory question;
+- ``time_sensitive``: a *time_sensitive* pattern fired, or the question goes to a live source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import InvalidInput
+
+GROUPS = ("recall", "recency", "time_sensitive", "live")
+LIVE_SOURCES = ("news", "weather")
+USER_FILE = "router.yaml"
+
+
+@dataclass(frozen=True)
+class Route:
+    """One decision. ``fired`` names the patterns as ``group:name`` (live names carry their source)."""
+
+    recall: bool
+    mode: str  # "semantic" | "recency"
+    time_sensitive: bool
+    live: str | None
+    fired: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recall": self.recall,
+            "mode": self.mode,
+            "time_sensitive": self.time_sensitive,
+            "live": self.live,
+            "fired": list(self.fired),
+        }
+
+
+@dataclass(frozen=True)
+class Pattern:
+    group: str
+    name: str
+    regex: re.Pattern
+
+    @property
+    def label(self) -> str:
+        return f"{self.group}:{self.name}"
+
+
+class Router:
+    """Compiled patterns; :meth:`decide` is pure and cheap enough to run on every keystroke."""
+
+    def __init__(self, patterns: Mapping[str, Mapping[str, str]]) -> None:
+        compiled: dict[str, tuple[Pattern, ...]] = {}
+        for group in GROUPS:
+            items = []
+            for name, source in (patterns.get(group) or {}).items():
+                if source is None:
+                    continue
+                items.append(Pattern(group, name, _compile(group, name, source)))
+            compiled[group] = tuple(items)
+        self._patterns = compiled
+
+    @property
+    def patterns(self) -> dict[str, tuple[Pattern, ...]]:
+        return dict(self._patterns)
+
+    def decide(self, question: str) -> Route:
+        q = " ".join((question or "").split())
+        fired: list[str] = []
+
+        def hits(group: str) -> list[Pattern]:
+            found = [p for p in self._patterns[group] if p.regex.search(q)]
+            fired.extend(p.label for p in found)
+            return found
+
+        recall = bool(hits("recall"))
+        recency = bool(hits("recency"))
+        timed = bool(hits("time_sensitive"))
+        live_hits = hits("live")
+        live = None if recall or not live_hits else live_hits[0].name.split(":", 1)[0]
+        return Route(
+            recall=recall,
+            mode="recency" if recency else "semantic",
+            time_sensitive=timed or live is not None,
+            live=live,
+            fired=tuple(fired),
+        )
+
+
+def _compile(group: str, name: str, source: Any) -> re.Pattern:
+    if not isinstance(source, str) or not source.strip():
+        raise InvalidInput(f"Router pattern {group}:{name} is not a regular expression string; fix router.yaml.")
+    if group == "live":
+        prefix = str(name).split(":", 1)[0]
+        if ":" not in str(name) or prefix not in LIVE_SOURCES:
+            raise InvalidInput(
+                f"Live pattern {name!r} must be named SOURCE:NAME with SOURCE one of {', '.join(LIVE_SOURCES)}; rename it in router.yaml."
+            )
+    try:
+        return re.compile(source, re.IGNORECASE)
+    except re.error as e:
+        raise InvalidInput(f"Router pattern {group}:{name} is not a valid regular expression ({e}); fix router.yaml.") from e
+
+
+def merge(base: Mapping[str, Mapping[str, Any]], over: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """``base`` with ``over`` laid on top, pattern by pattern (``None`` removes a pattern)."""
+    out = {g: dict(base.get(g) or {}) for g in GROUPS}
+    if not over:
+        return out
+    if not isinstance(over, Mapping):
+        raise InvalidInput("router.yaml must be a mapping of groups (recall, recency, time_sensitive, live); fix it.")
+    for group, items in over.items():
+        if group not in GROUPS:
+            raise InvalidInput(f"router.yaml has an unknown group {group!r}; use {', '.join(GROUPS)}.")
+        if items is None:
+            continue
+        if not isinstance(items, Mapping):
+            raise InvalidInput(f"router.yaml group {group!r} must map pattern names to regular expressions.")
+        for name, source in items.items():
+            out[group][str(name)] = source
+    return out
+
+
+@lru_cache(maxsize=1)
+def default_patterns() -> dict[str, dict[str, str]]:
+    import yaml
+
+    text = resources.files("brain_core").joinpath("defaults/router.yaml").read_text(encoding="utf-8")
+    return merge({}, yaml.safe_load(text))
+
+
+@lru_cache(maxsize=1)
+def _default_router() -> Router:
+    return Router(default_patterns())
+
+
+def read_user_patterns(brain_root: Path | None) -> dict[str, Any] | None:
+    """The brain's ``router.yaml``, parsed, or ``None`` when there is none."""
+    if brain_root is None:
+        return None
+    path = Path(brain_root) / USER_FILE
+    if not path.is_file():
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise InvalidInput(f"{path} cannot be read as YAML ({e.__class__.__name__}); fix or delete it.") from e
+    return data or None
+
+
+def load_router(brain_root: Path | None = None) -> Router:
+    """The default router, with the brain's ``router.yaml`` laid over it when there is one."""
+    user = read_user_patterns(brain_root)
+    if not user:
+        return _default_router()
+    return Router(merge(default_patterns(), user))
+
+
+def route(question: str, brain_root: Path | None = None) -> Route:
+    return load_router(brain_root).decide(question)

@@ -1,0 +1,216 @@
+"""The shelves of a brain on disk: where each kind of file lives and how it is read.
+
+This module knows the layout of DESIGN.md and nothing about SQLite. :func:`walk` lists the files
+the index should hold, and reports (never raises on) what it must skip: symlinks, sync-conflict
+copies, oversized files. :func:`load_doc` turns one file's bytes into a :class:`Doc`, or raises
+:class:`MalformedRecord` with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from .errors import MalformedRecord
+from .fsutil import is_tmp
+from .records import RECORD_TYPES, Record, parse_time, slugify
+
+# shelf -> (file suffix, depth of the folders under the shelf root that hold files)
+SHELVES = {
+    "memories": (".json", 1),   # memories/<profile>/<key>.json
+    "events": (".json", 2),     # events/<profile>/<yyyy-mm>/<id>.json
+    "lessons": (".json", 0),    # lessons/<id>.json
+    "knowledge": (".md", 0),    # knowledge/<slug>.md
+}
+MAX_FILE_BYTES = 1_000_000
+CONFLICT_RE = re.compile(r"\.sync-conflict-|\(conflicted copy|\.orig$|~$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str          # relative, POSIX separators
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Doc:
+    """What the index keeps of one file."""
+
+    path: str
+    shelf: str
+    record: Record
+    checksum: str
+    size: int
+    mtime_ns: int
+
+    @property
+    def embed_text(self) -> str:
+        r = self.record
+        if r.key == slugify(r.body):
+            return r.body
+        return f"{r.key.replace('-', ' ')}: {r.body}"
+
+    @property
+    def text_sha(self) -> str:
+        return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()[:32]
+
+
+def checksum(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def shelf_of(rel: str) -> str | None:
+    head = rel.split("/", 1)[0]
+    return head if head in SHELVES else None
+
+
+def leaf_dirs(root: Path) -> Iterator[str]:
+    """The folders that hold shelf files, relative, found without listing any leaf folder."""
+    for shelf, (_, depth) in SHELVES.items():
+        level = [shelf]
+        for _ in range(depth):
+            nxt = []
+            for d in level:
+                try:
+                    with os.scandir(root / d) as it:
+                        for e in it:
+                            if e.is_dir(follow_symlinks=False) and not e.name.startswith("."):
+                                nxt.append(f"{d}/{e.name}")
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+            level = nxt
+        yield from level
+
+
+def dir_mtimes(root: Path) -> dict[str, int]:
+    """mtime_ns of every shelf folder (the leaves and the folders above them): a file added,
+    removed or renamed anywhere on the shelves changes at least one of them."""
+    out: dict[str, int] = {}
+    for d in leaf_dirs(root):
+        parts = d.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            if sub in out:
+                continue
+            try:
+                out[sub] = os.stat(root / sub).st_mtime_ns
+            except FileNotFoundError:
+                pass
+    for shelf in SHELVES:
+        if shelf not in out:
+            try:
+                out[shelf] = os.stat(root / shelf).st_mtime_ns
+            except FileNotFoundError:
+                pass
+    return out
+
+
+def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], list[Problem]]:
+    """The shelf files under ``root`` (or only in the leaf folders ``dirs``), and what was skipped."""
+    files: list[FileInfo] = []
+    problems: list[Problem] = []
+    for d in (dirs if dirs is not None else leaf_dirs(root)):
+        suffix = SHELVES[shelf_of(d)][0]
+        try:
+            it = os.scandir(root / d)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        with it:
+            for e in it:
+                name = e.name
+                if name.startswith(".") or not name.endswith(suffix):
+                    continue
+                rel = f"{d}/{name}"
+                if e.is_symlink():
+                    problems.append(Problem(rel, "is a symlink; Aida reads only real files inside the brain, skipped"))
+                    continue
+                if CONFLICT_RE.search(name):
+                    problems.append(Problem(rel, "is a sync-conflict copy; merge it into the original by hand "
+                                                 "and delete it, skipped"))
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                if st.st_size > MAX_FILE_BYTES:
+                    problems.append(Problem(rel, f"is {st.st_size // 1000} kB, over the {MAX_FILE_BYTES // 1000} kB "
+                                                 "limit for one record, skipped"))
+                    continue
+                files.append(FileInfo(rel, st.st_size, st.st_mtime_ns))
+    return files, problems
+
+
+def load_doc(rel: str, data: bytes, size: int, mtime_ns: int) -> Doc:
+    shelf = shelf_of(rel)
+    if shelf is None:
+        raise MalformedRecord(rel, "is not on a shelf")
+    if shelf == "knowledge":
+        record = _knowledge_record(rel, data)
+    else:
+        record = Record.from_bytes(data, rel)
+        if shelf == "lessons" and record.type != "lesson":
+            raise MalformedRecord(rel, f"is on the lessons shelf but has type {record.type!r}")
+    return Doc(rel, shelf, record, checksum(data), size, mtime_ns)
+
+
+def _knowledge_record(rel: str, data: bytes) -> Record:
+    """A curated page: Markdown with optional YAML front matter (title, type, tags, profile)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MalformedRecord(rel, "not UTF-8 text") from None
+    meta: dict = {}
+    body = text
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end == -1:
+            raise MalformedRecord(rel, "front matter opened with --- is never closed")
+        import yaml
+
+        try:
+            meta = yaml.safe_load(text[3:end]) or {}
+        except yaml.YAMLError as e:
+            raise MalformedRecord(rel, f"front matter is not valid YAML ({e.__class__.__name__})") from None
+        if not isinstance(meta, dict):
+            raise MalformedRecord(rel, "front matter is not a mapping")
+        body = text[end + 4:].lstrip("\n")
+    stem = Path(rel).stem
+    title = meta.get("title")
+    key = slugify(stem, max_words=12, max_len=80)
+    d = {
+        "id": str(meta.get("id") or f"knowledge-{key}")[:80],
+        "type": meta.get("type") if meta.get("type") in RECORD_TYPES else "note",
+        "key": key,
+        "profile": str(meta.get("profile") or "me"),
+        "tags": meta.get("tags") or [],
+        "body": (f"{title}\n\n{body}" if isinstance(title, str) and title else body).strip() or stem,
+        "source": f"knowledge:{stem}",
+        "created": str(meta.get("created") or meta.get("date") or ""),
+    }
+    if not isinstance(d["tags"], list):
+        d["tags"] = [str(d["tags"])]
+    d["tags"] = [str(t) for t in d["tags"]]
+    return Record.from_dict(d, rel)
+
+
+def created_ts(record: Record) -> float:
+    dt = parse_time(record.created)
+    return dt.timestamp() if dt else 0.0
+
+
+def json_tags(record: Record) -> str:
+    return json.dumps(record.tags, ensure_ascii=False)

@@ -1,0 +1,341 @@
+"""The glossary: the names a brain's owner says, and the ways speech-to-text mishears them.
+
+``glossary.yaml`` in the brain::
+
+    terms:
+      - name: Siobhan
+        aliases: [Shivon, Siivon]
+
+It works at both ends of a transcription. Before: the names are passed to the decoder as
+``hotwords``, which biases it towards spelling them right (never as ``initial_prompt``: that made
+the model drop half a meeting). After: :func:`correct` replaces what is still wrong, so the brain
+remembers people, not phonetic accidents:
+
+- an **alias** (a known mishearing, case-insensitive) is replaced by its name;
+- a **fuzzy** match, a word or run of words whose spelling is close to a name or one of its
+  aliases (``difflib`` ratio at or above the threshold), is replaced too, with guards that keep
+  ordinary English alone: only whole words, never a common word, never the name plus an
+  English ending ("controlled" is not a mishearing of "control"), names of at least five
+  letters only.
+
+Matching works on whole words: a word is a run of letters or digits, and a multi-word name
+matches words separated only by spaces or hyphens, so nothing is ever replaced inside another
+word. Every replacement is reported with where it started in the text it was made on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import BrainError, InvalidInput
+
+GLOSSARY_FILE = "glossary.yaml"
+DEFAULT_THRESHOLD = 0.82
+MIN_FUZZY_LETTERS = 5
+
+_WORD = re.compile(r"[^\W_]+")
+_JOINER = re.compile(r"[ \t-]+")  # what may stand between the words of one multi-word name
+
+# Words too common to be a mishearing of a name, whatever their spelling distance.
+_COMMON = frozenset(
+    """a about above after again against all also always am an and another any are around as at
+    away back be because been before being below better between both but by came can come could
+    day did do does doing done down during each even every few first for from further get give
+    go going good got great had has have having he her here hers him his how i if in into is it
+    its just know last let like little look made make many may me might more most much must my
+    never new next no nor not now of off often on once one only or other others our out over own
+    owned owns people really right said same say says see she should since so some something
+    still such take than thank thanks that the their them then there these they thing things
+    think this those three through time to today too two under until up us very want was way we
+    well were what when where which while who whom why will with without would year yes yet you
+    your yours""".split()
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One name and the ways it has been misheard."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """``heard`` was replaced by ``name``; ``start`` is its offset in the text given to correct."""
+
+    heard: str
+    name: str
+    start: int
+    kind: str  # "alias" | "fuzzy"
+    score: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"from": self.heard, "to": self.name, "start": self.start, "kind": self.kind,
+                "score": round(self.score, 3)}
+
+
+@dataclass(frozen=True)
+class Correction:
+    text: str
+    replacements: tuple[Replacement, ...] = ()
+
+
+@dataclass(frozen=True)
+class Glossary:
+    terms: tuple[Term, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.terms)
+
+    def hotwords(self) -> str | None:
+        """The names as faster-whisper's ``hotwords`` string (it truncates past its prompt budget)."""
+        return ", ".join(self.names) or None
+
+    def find(self, name: str) -> Term | None:
+        folded = name.casefold()
+        return next((t for t in self.terms if t.name.casefold() == folded), None)
+
+    def to_yaml(self) -> str:
+        import yaml
+
+        data = {"terms": [{"name": t.name, "aliases": list(t.aliases)} for t in self.terms]}
+        header = "# Proper nouns and the ways speech-to-text mishears them (`aida glossary add NAME ALIAS`).\n"
+        return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# loading and validating
+
+
+def parse_glossary(text: str | None, where: str = GLOSSARY_FILE) -> Glossary:
+    """A :class:`Glossary` from YAML text; empty text is an empty glossary."""
+    import yaml
+
+    if not text or not text.strip():
+        return Glossary()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise BrainError(f"{where} is not valid YAML ({_first_line(e)}); fix the file or delete it.") from e
+    if data is None:
+        return Glossary()
+    if not isinstance(data, dict) or not isinstance(data.get("terms", []), list):
+        raise BrainError(f"{where} must be a mapping with a list under 'terms'; see `aida glossary list` for the shape.")
+    terms: list[Term] = []
+    for i, item in enumerate(data.get("terms") or []):
+        if not isinstance(item, dict):
+            raise BrainError(f"{where}: term {i + 1} is not a mapping with 'name' and 'aliases'; fix the file.")
+        name = item.get("name")
+        aliases = item.get("aliases") or []
+        if isinstance(aliases, str):
+            aliases = [aliases]
+        if not isinstance(aliases, list):
+            raise BrainError(f"{where}: the aliases of term {i + 1} must be a list of strings; fix the file.")
+        terms.append(_make_term(name, aliases, f"{where}: term {i + 1}"))
+    return _checked(terms, where)
+
+
+def load_glossary(path: str | Path) -> Glossary:
+    """The glossary in a file (``--glossary FILE``); a missing file is an error, not an empty glossary."""
+    p = Path(path).expanduser()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BrainError(f"The glossary file {p} does not exist; check the path.") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BrainError(f"The glossary file {p} cannot be read ({e.__class__.__name__}); check the file.") from e
+    return parse_glossary(text, str(p))
+
+
+def brain_glossary(brain: Any) -> Glossary:
+    """The brain's ``glossary.yaml``, or an empty glossary when it has none."""
+    return parse_glossary(brain.read_text(GLOSSARY_FILE), GLOSSARY_FILE)
+
+
+def add_alias(brain: Any, name: str, alias: str) -> Glossary:
+    """Record that ``alias`` is how ``name`` gets misheard (a new name is added); returns the glossary.
+
+    Written through ``brain.write_text`` so the change is committed like every other edit.
+    Adding an alias the name already has changes nothing and writes nothing.
+    """
+    glossary = brain_glossary(brain)
+    term = _make_term(name, [alias], "The new alias")
+    name, alias = term.name, term.aliases[0]
+    existing = glossary.find(name)
+    if existing and any(a.casefold() == alias.casefold() for a in existing.aliases):
+        return glossary
+    terms = []
+    for t in glossary.terms:
+        terms.append(Term(t.name, t.aliases + (alias,)) if t is existing else t)
+    if existing is None:
+        terms.append(Term(name, (alias,)))
+    updated = _checked(terms, "The new alias", error=InvalidInput)
+    brain.write_text(GLOSSARY_FILE, updated.to_yaml(), f"glossary: {alias!r} means {name}")
+    return updated
+
+
+def _make_term(name: Any, aliases: Iterable[Any], where: str) -> Term:
+    if not isinstance(name, str) or not _WORD.search(name):
+        raise BrainError(f"{where} has no usable 'name' (a word or a few words); fix it.")
+    cleaned: list[str] = []
+    for a in aliases:
+        if not isinstance(a, str) or not _WORD.search(a):
+            raise BrainError(f"{where} ({name}) has an alias that is not a word or phrase: {a!r}; fix it.")
+        a = " ".join(a.split())
+        if a.casefold() == name.strip().casefold():
+            raise InvalidInput(f"{where} ({name}) lists the name itself as an alias; an alias is a mishearing.")
+        if a.casefold() not in (c.casefold() for c in cleaned):
+            cleaned.append(a)
+    return Term(" ".join(name.split()), tuple(cleaned))
+
+
+def _checked(terms: list[Term], where: str, error: type[BrainError] = BrainError) -> Glossary:
+    """Refuse a glossary where one spelling would mean two different names."""
+    owner: dict[str, str] = {}
+    for t in terms:
+        key = _norm(t.name)
+        if key in owner:
+            raise error(f"{where}: the name {t.name!r} is listed twice; merge the two entries.")
+        owner[key] = t.name
+    for t in terms:
+        for a in t.aliases:
+            key = _norm(a)
+            if key in owner and owner[key] != t.name:
+                raise error(f"{where}: {a!r} is given for both {owner[key]} and {t.name}; keep it under one name.")
+            owner[key] = t.name
+    return Glossary(tuple(terms))
+
+
+# ---------------------------------------------------------------------------------------------
+# the correction pass
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int
+    end: int
+    first: int  # index of the first word
+    last: int  # index of the last word (inclusive)
+    name: str
+    kind: str
+    score: float
+
+
+def correct(text: str, glossary: Glossary, threshold: float = DEFAULT_THRESHOLD) -> Correction:
+    """Replace known mishearings and close misspellings of the glossary's names in ``text``."""
+    if not glossary.terms or not text:
+        return Correction(text)
+    words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    candidates: list[_Candidate] = []
+    for term in glossary.terms:
+        candidates.extend(_alias_hits(text, words, term))
+        if threshold < 1.0:
+            candidates.extend(_fuzzy_hits(text, words, term, threshold))
+    chosen = _non_overlapping(candidates)
+    out, pos, reps = [], 0, []
+    for c in chosen:
+        heard = text[c.start:c.end]
+        new = _with_case(heard, c.name)
+        if new == heard:  # the name itself, already right: its words are claimed, nothing changes
+            continue
+        out.append(text[pos:c.start])
+        out.append(new)
+        pos = c.end
+        reps.append(Replacement(heard, new, c.start, c.kind, c.score))
+    out.append(text[pos:])
+    return Correction("".join(out), tuple(reps))
+
+
+def _phrases(words: list[tuple[int, int, str]], text: str, n: int):
+    """Every run of ``n`` consecutive words joined only by spaces or hyphens."""
+    for i in range(len(words) - n + 1):
+        run = words[i:i + n]
+        if all(_JOINER.fullmatch(text[a[1]:b[0]]) for a, b in zip(run, run[1:])):
+            yield i, run
+
+
+def _alias_hits(text: str, words, term: Term):
+    for alias in term.aliases:
+        target = [w.casefold() for w in _WORD.findall(alias)]
+        for i, run in _phrases(words, text, len(target)):
+            if [w[2].casefold() for w in run] == target:
+                yield _Candidate(run[0][0], run[-1][1], i, i + len(run) - 1, term.name, "alias", 1.0)
+
+
+def _fuzzy_hits(text: str, words, term: Term, threshold: float):
+    name_key = _norm(term.name)
+    name_words = {w.casefold() for w in _WORD.findall(term.name)}
+    targets = {_norm(s) for s in (term.name, *term.aliases)}
+    targets = {t for t in targets if len(t) >= MIN_FUZZY_LETTERS}
+    if len(name_key) < MIN_FUZZY_LETTERS or not targets:
+        return
+    n_name = len(_WORD.findall(term.name))
+    for n in (n_name, n_name + 1):  # n + 1: a name heard as two fragments ("Shi von")
+        for i, run in _phrases(words, text, n):
+            heard_words = [w[2].casefold() for w in run]
+            if not all(w.isalpha() for w in heard_words):
+                continue
+            if any(w in _COMMON and w not in name_words for w in (heard_words[0], heard_words[-1])):
+                continue
+            heard = "".join(heard_words)
+            if heard == name_key or len(heard) < MIN_FUZZY_LETTERS - 1:
+                continue
+            score = max(_score(heard, t) for t in targets)
+            if score >= threshold:
+                yield _Candidate(run[0][0], run[-1][1], i, i + n - 1, term.name, "fuzzy", score)
+
+
+_INFLECTIONS = frozenset("s es d ed led ing ling er ers ly ment ments ness ish".split())
+
+
+def _score(heard: str, target: str) -> float:
+    # The target plus an English ending ("Owens", "controlled") is another word built on it, not
+    # a mishearing: leave it alone (a known one belongs in the aliases).
+    if heard.startswith(target) and heard[len(target):] in _INFLECTIONS:
+        return 0.0
+    return SequenceMatcher(None, heard, target, autojunk=False).ratio()
+
+
+def _non_overlapping(cands: list[_Candidate]) -> list[_Candidate]:
+    """Aliases first, then the closest fuzzy matches, then the fewest words; no word used twice."""
+    taken: set[int] = set()
+    chosen: list[_Candidate] = []
+    def rank(c: _Candidate):
+        words = c.last - c.first
+        # the longest known alias wins; among fuzzy matches the closest, then the shortest
+        return (0, -words, c.start) if c.kind == "alias" else (1, -c.score, words, c.start)
+
+    order = sorted(cands, key=rank)
+    for c in order:
+        span = set(range(c.first, c.last + 1))
+        if span & taken:
+            continue
+        taken |= span
+        chosen.append(c)
+    return sorted(chosen, key=lambda c: c.start)
+
+
+def _with_case(heard: str, name: str) -> str:
+    """A proper noun keeps its own spelling; a lower-case term follows the case of what was heard."""
+    if any(ch.isupper() for ch in name):
+        return name
+    letters = [ch for ch in heard if ch.isalpha()]
+    if len(letters) > 1 and all(ch.isupper() for ch in letters):
+        return name.upper()
+    if heard[:1].isupper():
+        return name[:1].upper() + name[1:]
+    return name
+
+
+def _norm(s: str) -> str:
+    return "".join(_WORD.findall(s)).casefold()
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else e.__class__.__name__

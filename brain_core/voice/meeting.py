@@ -1,0 +1,223 @@
+"""A meeting recording into the brain: transcript, glossary, distilled records, a Markdown page.
+
+``harvest_meeting(brain, audio)``:
+
+1. hashes the audio (sha256 of the file's bytes): the hash names the meeting, so the same
+   recording dropped twice (renamed, copied, dropped again on the tray) is recognised and
+   nothing is transcribed or written the second time; ``harvest/meetings.json`` lists every
+   recording already harvested, with the transcript it became and the keys of its records;
+2. transcribes it with the glossary's names as hotwords and runs the correction pass;
+3. hands the corrected text to the harvest distiller (with the meeting's title, date and
+   attendees) which proposes up to five records;
+4. writes them through the one write path with profile ``meeting`` and source
+   ``meeting:<sha256>``, keeps the transcript as ``meetings/<date>-<slug>.md`` (front matter:
+   title, date, attendees, audio hash, the records' keys) and notes the hash in the marker file.
+
+Transcribing and distilling (seconds to minutes) happen outside the brain's write lock; the
+writes happen under it, after a second look at the marker in case another process finished the
+same recording meanwhile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import date as Date, datetime
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..errors import AudioError, BrainError, InvalidInput
+from .glossary import brain_glossary
+from .transcribe import Heard, Progress, Transcriber, WhisperTranscriber, hear, stamp
+
+PROFILE = "meeting"
+MARKER = "harvest/meetings.json"
+MAX_RECORDS = 5
+
+Distiller = Callable[..., list]  # distill(text, *, profile, source, context, llm=None) -> list[dict]
+
+
+@dataclass(frozen=True)
+class MeetingResult:
+    sha256: str
+    skipped: bool  # True: this recording was harvested before; nothing was done
+    transcript_path: str  # relative to the brain
+    keys: tuple[str, ...]
+    title: str
+    date: str
+    heard: Heard | None = None  # None when skipped
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"sha256": self.sha256, "skipped": self.skipped, "transcript": self.transcript_path,
+                               "keys": list(self.keys), "title": self.title, "date": self.date}
+        if self.heard is not None:
+            t = self.heard.transcript
+            out.update(model=t.model, device=t.device, compute_type=t.compute_type,
+                       audio_seconds=round(t.audio_seconds, 2), replacements=[r.to_dict() for r in self.heard.replacements])
+        return out
+
+
+def audio_sha256(path: str | Path) -> str:
+    p = Path(path).expanduser()
+    h = hashlib.sha256()
+    try:
+        with p.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except FileNotFoundError:
+        raise AudioError(f"The audio file {p} does not exist; check the path.") from None
+    except OSError as e:
+        raise AudioError(f"The audio file {p} cannot be read ({e.strerror or e.__class__.__name__}); check its permissions.") from e
+    return h.hexdigest()
+
+
+def harvested(brain: Any) -> dict[str, dict[str, Any]]:
+    """The marker file: sha256 -> {transcript, keys, title, date, at}."""
+    text = brain.read_text(MARKER)
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BrainError(f"{MARKER} is not valid JSON ({e.msg}); fix it or restore it with git.") from e
+    if not isinstance(data, dict) or not isinstance(data.get("meetings", {}), dict):
+        raise BrainError(f"{MARKER} should hold {{\"meetings\": {{sha256: ...}}}}; fix it or restore it with git.")
+    return data.get("meetings", {})
+
+
+def harvest_meeting(
+    brain: Any,
+    audio: str | Path,
+    *,
+    title: str | None = None,
+    date: str | None = None,
+    attendees: Sequence[str] = (),
+    transcriber: Transcriber | None = None,
+    distiller: Distiller | None = None,
+    llm: Any = None,
+    progress: Progress | None = None,
+) -> MeetingResult:
+    """Turn a recording into records and a transcript page; a recording seen before does nothing."""
+    path = Path(audio).expanduser()
+    sha = audio_sha256(path)
+    seen = harvested(brain).get(sha)
+    if seen is not None:
+        return _skipped(sha, seen)
+
+    meeting_date = _meeting_date(date, path)
+    title = (title or "").strip() or _title_from(path)
+    people = [a.strip() for a in attendees if a and a.strip()]
+    distiller = distiller or _default_distiller()
+    transcriber = transcriber or WhisperTranscriber.from_config(brain.config)
+    threshold = brain.config.get("voice.glossary_threshold", None)
+    heard = hear(transcriber, path, brain_glossary(brain), progress=progress,
+                 threshold=float(threshold) if threshold is not None else None)
+    if not heard.text.strip():
+        raise AudioError(f"No speech was heard in {path.name}; nothing was remembered.")
+
+    source = f"meeting:{sha}"
+    context = {"kind": "meeting", "title": title, "date": meeting_date, "attendees": people,
+               "audio": path.name, "duration_seconds": round(heard.transcript.audio_seconds, 1)}
+    proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=llm)
+    items = _records(proposed, source)
+
+    with brain.lock():
+        seen = harvested(brain).get(sha)
+        if seen is not None:  # another process finished the same recording while we listened
+            return _skipped(sha, seen)
+        rel = _free_path(brain, f"meetings/{meeting_date}-{_slug(title)}.md")
+        for item in items:
+            item.setdefault("extra", {})["transcript"] = rel
+        records = brain.remember_many(items, message=f"meeting: {title} ({meeting_date})") if items else []
+        keys = tuple(r.key for r in records)
+        page = transcript_page(heard, title=title, date=meeting_date, attendees=people, sha256=sha,
+                               audio_name=path.name, keys=keys)
+        brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})")
+        marker = harvested(brain)
+        marker[sha] = {"transcript": rel, "keys": list(keys), "title": title, "date": meeting_date,
+                       "at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        brain.write_text(MARKER, json.dumps({"meetings": marker}, indent=2, sort_keys=True) + "\n",
+                         f"harvest: meeting {sha[:12]}")
+    return MeetingResult(sha, False, rel, keys, title, meeting_date, heard)
+
+
+def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[str], sha256: str,
+                    audio_name: str, keys: Sequence[str]) -> str:
+    """The Markdown kept in the brain: front matter a program can read, lines a person can."""
+    import yaml
+
+    t = heard.transcript
+    front = {
+        "title": title,
+        "date": date,
+        "attendees": list(attendees),
+        "audio": audio_name,
+        "audio_sha256": sha256,
+        "duration_seconds": round(t.audio_seconds, 1),
+        "transcribed_with": f"{t.model} on {t.device} ({t.compute_type})",
+        "records": list(keys),
+        "corrections": [f"{r.heard} -> {r.name}" for r in heard.replacements],
+    }
+    lines = ["---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip(), "---", "", f"# {title}", ""]
+    lines += [f"{stamp(s.start)} {s.text}" for s in heard.segments]
+    return "\n".join(lines) + "\n"
+
+
+def _records(proposed: Any, source: str) -> list[dict[str, Any]]:
+    if not isinstance(proposed, list):
+        raise BrainError("The distiller returned something other than a list of records; this is a bug in the distiller.")
+    items = []
+    for p in proposed[:MAX_RECORDS]:
+        if not isinstance(p, dict) or not str(p.get("body") or "").strip():
+            continue
+        tags = list(p.get("tags") or [])
+        if "meeting" not in tags:
+            tags.append("meeting")
+        items.append({**p, "profile": PROFILE, "source": source, "tags": tags})
+    return items
+
+
+def _default_distiller() -> Distiller:
+    try:
+        from ..harvest.distill import distill
+    except ImportError as e:
+        raise BrainError(
+            f"The meeting distiller (brain_core.harvest.distill) is not available ({e}); update Aida."
+        ) from e
+    return distill
+
+
+def _skipped(sha: str, seen: dict[str, Any]) -> MeetingResult:
+    return MeetingResult(sha, True, str(seen.get("transcript", "")), tuple(seen.get("keys") or ()),
+                         str(seen.get("title", "")), str(seen.get("date", "")))
+
+
+def _meeting_date(value: str | None, path: Path) -> str:
+    """``--date`` (YYYY-MM-DD) when given, else the day the recording was last modified."""
+    if value:
+        try:
+            return Date.fromisoformat(value.strip()[:10]).isoformat()
+        except ValueError:
+            raise InvalidInput(f"The date {value!r} is not YYYY-MM-DD.") from None
+    return datetime.fromtimestamp(path.stat().st_mtime).date().isoformat()
+
+
+def _title_from(path: Path) -> str:
+    words = re.sub(r"[_\-.]+", " ", path.stem).strip()
+    return (words[:1].upper() + words[1:]) if words else "Meeting"
+
+
+def _slug(title: str) -> str:
+    from ..records import slugify
+
+    return slugify(title, max_words=8)
+
+
+def _free_path(brain: Any, rel: str) -> str:
+    """``rel``, or ``rel`` with ``-2``, ``-3``... when another meeting already has that name."""
+    stem, n = rel[:-3], 2
+    while (brain.root / rel).exists():
+        rel, n = f"{stem}-{n}.md", n + 1
+    return rel

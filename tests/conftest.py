@@ -1,0 +1,46 @@
+"""Shared fixtures: a real brain (git repo, files, SQLite index) in tmp_path, with settings isolated."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+TESTS = Path(__file__).parent
+sys.path.insert(0, str(TESTS))  # test helpers (keyring_memory, servers) import as top-level modules
+SHARED = TESTS.parent.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """Every test gets its own settings file and no stray brain from the environment."""
+    cfg = tmp_path_factory.mktemp("config") / "config.yaml"
+    monkeypatch.setenv("AIDA_CONFIG", str(cfg))
+    monkeypatch.delenv("AIDA_BRAIN", raising=False)
+    yield
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from brain_core.embed import OnnxEmbedder
+
+    return OnnxEmbedder()
+
+
+@pytest.fixture
+def brain(tmp_path, embedder):
+    from brain_core import Brain
+
+    b = Brain.init(tmp_path / "brain")
+    b._embedder = embedder  # the same model, loaded once per test session
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    return SHARED
