@@ -1,0 +1,114 @@
+"""Brain core figures on synthetic brains: recall latency, cold CLI, write-then-recall, scans, rebuild.
+
+    python benchmarks/bench_core.py [--sizes 1000,10000,100000] [--queries 60]
+
+Prints one table; every figure is a median unless it says p95. The targets of the core issue
+(2-core machine): recall p50 < 25 ms at 10k and < 150 ms at 100k; a new record recallable in
+< 150 ms at 10k; a no-change scan of 10k files < 1 s; the cold CLI recall < 0.8 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synth import query, write_brain  # noqa: E402
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def bench(n: int, queries: int, workdir: Path) -> dict:
+    from brain_core import Brain
+
+    root = workdir / f"brain-{n}"
+    t = time.perf_counter()
+    write_brain(root, n)
+    setup = time.perf_counter() - t
+    brain = Brain.open(root)
+    t = time.perf_counter()
+    stats = brain.index.rebuild(quiet=True)
+    rebuild_s = time.perf_counter() - t
+    out = {"n": n, "setup_s": setup, "rebuild_s": rebuild_s, "rebuild_rps": stats.written / rebuild_s}
+
+    t = time.perf_counter()
+    stats2 = brain.index.rebuild(quiet=True)
+    out["rebuild_reuse_s"] = time.perf_counter() - t
+    assert stats2.embedded == 0
+
+    scans = []
+    for _ in range(3):
+        t = time.perf_counter()
+        report, st = brain.index.sync()
+        scans.append(time.perf_counter() - t)
+        assert report.changes == 0 and st.embedded == 0
+    out["noop_scan_s"] = statistics.median(scans)
+
+    rng = random.Random(11)
+    brain.recall("warm up", k=5, touch=False)
+    lat = []
+    for _ in range(queries):
+        q = query(rng)
+        t = time.perf_counter()
+        brain.recall(q, k=10, touch=False)
+        lat.append(time.perf_counter() - t)
+    out["recall_p50_ms"] = statistics.median(lat) * 1000
+    out["recall_p95_ms"] = pct(lat, 95) * 1000
+
+    wr = []
+    for i in range(7):
+        body = f"Fresh benchmark decision {i}: the zebra gateway rotates certificates on the {i + 3}th."
+        t = time.perf_counter()
+        brain.remember(body, key=f"fresh-{i}", profile="me")
+        hits = brain.recall(f"zebra gateway certificates {i + 3}th", k=3, touch=False)
+        wr.append(time.perf_counter() - t)
+        assert any(h.record.key == f"fresh-{i}" for h in hits)
+    out["remember_then_recall_ms"] = statistics.median(wr) * 1000
+    brain.close()
+
+    env = dict(os.environ, AIDA_BRAIN=str(root))
+    cold = []
+    for _ in range(5):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "brain_core", "brain", "recall", "-k", "5", query(rng)], env=env,
+                       check=True, capture_output=True)
+        cold.append(time.perf_counter() - t)
+    out["cold_cli_s"] = statistics.median(cold)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--queries", type=int, default=60)
+    args = ap.parse_args()
+    os.environ.setdefault("AIDA_CONFIG", os.path.join(tempfile.gettempdir(), "aida-bench-config.yaml"))
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="aida-bench-") as tmp:
+        for n in [int(s) for s in args.sizes.split(",")]:
+            rows.append(bench(n, args.queries, Path(tmp)))
+            r = rows[-1]
+            print(f"[{n}] done: recall p50 {r['recall_p50_ms']:.1f} ms", file=sys.stderr, flush=True)
+    cols = [("records", "n", "{:>9,}"), ("recall p50 ms", "recall_p50_ms", "{:>13.1f}"),
+            ("recall p95 ms", "recall_p95_ms", "{:>13.1f}"), ("write->recall ms", "remember_then_recall_ms", "{:>16.1f}"),
+            ("no-op scan s", "noop_scan_s", "{:>12.2f}"), ("rebuild rec/s", "rebuild_rps", "{:>13.0f}"),
+            ("rebuild (reuse) s", "rebuild_reuse_s", "{:>17.1f}"), ("cold CLI s", "cold_cli_s", "{:>10.2f}")]
+    print(" | ".join(c[0] for c in cols))
+    for r in rows:
+        print(" | ".join(fmt.format(r[k]) for _, k, fmt in cols))
+
+
+if __name__ == "__main__":
+    main()
