@@ -210,8 +210,12 @@ class Brain:
         report = ScanReport(new=tuple(d for d in docs if d.path not in known),
                             modified=tuple(d for d in docs if d.path in known))
         idx.apply(report, conn=conn)
-        for w in written:
-            idx._note_dirs(conn, w.path)
+        # one transaction for the folder mtimes: one fsync, not one per record
+        from .index import _tx
+
+        with _tx(conn):
+            for rel in {w.path.rsplit("/", 1)[0]: w.path for w in written}.values():
+                idx._note_dirs(conn, rel)
 
     def _emit(self, written: list[Written]) -> None:
         """Tell the tray: one JSON line per record written (appends are atomic at this size)."""

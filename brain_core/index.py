@@ -345,7 +345,8 @@ class Index:
                                     report.unchanged, report.touched, report.dirs)
             to_embed = len(report.new) + len(report.modified)
             if to_embed > limit:
-                self.start_background_rebuild()
+                if not self.rebuild_running():
+                    self.start_background_rebuild()
                 return "background"
             self.apply(report, conn=conn)
             return "caught-up"

@@ -8,7 +8,6 @@ them; the defaults were chosen on LoCoMo (benchmarks/locomo.py, README "Recall q
 from __future__ import annotations
 
 import json
-
 import re
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .records import Record
+from .when import find_dates
 
 # English stopwords plus question words: a question's function words only add noise to bm25.
 STOPWORDS = frozenset("""
@@ -55,12 +55,17 @@ class Hit:
 
 @dataclass(frozen=True)
 class RecallParams:
+    fusion: str = "score"        # "score" (normalised scores) or "rrf" (reciprocal ranks)
     bm25_weight: float = 1.0
     vector_weight: float = 0.5
     rrf_k: int = 60
+    source_weight: float = 0.0   # lift from other matches with the same source (0: off)
     candidates: int = 100
     half_life_days: float = 180.0
     decay_floor: float = 0.6
+    key_weight: float = 1.0      # bm25 weight of the key column (the body weighs 1)
+    tags_weight: float = 0.5     # bm25 weight of the tags column
+    date_boost: float = 0.0      # lift for records made on a date the question names (0: off)
 
     @classmethod
     def from_config(cls, config) -> "RecallParams":
@@ -114,30 +119,39 @@ def _filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]
     return " AND ".join(clauses), args
 
 
-def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
-           tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
-           params: RecallParams | None = None, query_vector: np.ndarray | None = None,
-           touch: bool = True, now: float | None = None) -> list[Hit]:
-    params = params or RecallParams()
-    now = now or time.time()
-    shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
-    conn = index.conn()
-    t0 = time.perf_counter()
-    where, wargs = _filters(profile, type, tag, shelves)
-    n = max(params.candidates, k * 4)
-    stages: dict[int, dict[str, Any]] = {}
+@dataclass
+class Candidates:
+    """What each stage found for one question: rowid -> {"bm25": (rank, score), "vector": (rank, cosine)}."""
 
-    fq = fts_query(query)
-    if fq:
+    stages: dict[int, dict[str, Any]]
+    fts: str | None
+    dates: list
+    ms: dict[str, float]
+
+
+def gather(index, query: str, *, profile: str | None = None, type: str | None = None, tag: str | None = None,
+           shelves=DEFAULT_SHELVES, params: RecallParams | None = None, query_vector: np.ndarray | None = None,
+           n: int | None = None, bm25: bool = True, vectors: bool = True) -> Candidates:
+    """Run the keyword and the vector stage; a stage whose weight is 0 is not run."""
+    params = params or RecallParams()
+    conn = index.conn()
+    shelves = tuple(shelves)
+    where, wargs = _filters(profile, type, tag, shelves)
+    n = n or params.candidates
+    stages: dict[int, dict[str, Any]] = {}
+    t0 = time.perf_counter()
+    dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
+    fq = fts_query(words) or (fts_query(query) if words != query else None)
+    if fq and bm25:
+        cols = f"{params.key_weight}, 1.0, {params.tags_weight}"
         rows = conn.execute(
-            f"SELECT f.rowid, bm25(docs_fts, 1.0, 1.0, 0.5) AS s FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
+            f"SELECT f.rowid, bm25(docs_fts, {cols}) AS s FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
             f"WHERE docs_fts MATCH ? AND {where} ORDER BY s LIMIT ?", [fq, *wargs, n]).fetchall()
         for rank, (rowid, s) in enumerate(rows, 1):
             stages.setdefault(rowid, {})["bm25"] = (rank, -s)
     t_bm25 = time.perf_counter()
 
-    has_words = bool(_WORD.search(query))
-    if has_words and params.vector_weight > 0:
+    if vectors and _WORD.search(query):
         vec = query_vector if query_vector is not None else index.embedder.embed([query])[0]
         vclauses, vargs = ["embedding MATCH ?", "k = ?"], [np.asarray(vec, dtype=np.float32).tobytes()]
         filtered = bool(profile or type or tag)
@@ -161,41 +175,122 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         for rank, (rowid, dist) in enumerate(rows[:n], 1):
             stages.setdefault(rowid, {})["vector"] = (rank, 1.0 - dist)
     t_vec = time.perf_counter()
+    return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2),
+                                          "vector": round((t_vec - t_bm25) * 1000, 2)})
 
-    if not stages and not recent:
-        return []
-    if recent:
-        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq))
 
+def fuse(stages: dict[int, dict[str, Any]], params: RecallParams) -> dict[int, float]:
+    """One score per candidate from the two stages, by ``params.fusion``:
+
+    - ``"score"``: bm25_weight * bm25 / best bm25 + vector_weight * cosine scaled to [0, 1] over the
+      candidates (the best 1, the worst 0). Scores keep how much better the first match is than the
+      tenth, which ranks throw away.
+    - ``"rrf"``: weighted reciprocal-rank fusion, each stage adding weight / (rrf_k + rank).
+    A candidate a stage did not return gets nothing from it."""
     fused: dict[int, float] = {}
+    if params.fusion == "rrf":
+        for rowid, st in stages.items():
+            s = 0.0
+            if "bm25" in st:
+                s += params.bm25_weight / (params.rrf_k + st["bm25"][0])
+            if "vector" in st:
+                s += params.vector_weight / (params.rrf_k + st["vector"][0])
+            fused[rowid] = s
+        return fused
+    bm = [st["bm25"][1] for st in stages.values() if "bm25" in st]
+    vs = [st["vector"][1] for st in stages.values() if "vector" in st]
+    top = max(bm) if bm and max(bm) > 0 else 1.0
+    lo, hi = (min(vs), max(vs)) if vs else (0.0, 1.0)
     for rowid, st in stages.items():
         s = 0.0
         if "bm25" in st:
-            s += params.bm25_weight / (params.rrf_k + st["bm25"][0])
+            s += params.bm25_weight * max(st["bm25"][1], 0.0) / top
         if "vector" in st:
-            s += params.vector_weight / (params.rrf_k + st["vector"][0])
+            s += params.vector_weight * ((st["vector"][1] - lo) / (hi - lo) if hi > lo else 1.0)
         fused[rowid] = s
-    pool = sorted(fused, key=fused.get, reverse=True)[: max(k * 4, 40)]
-    docs = _load(conn, pool)
-    use = usage.get([docs[r]["path"] for r in pool if r in docs])
+    return fused
+
+
+def with_source_context(fused: dict[int, float], sources: dict[int, str], params: RecallParams) -> dict[int, float]:
+    """Lift each candidate by ``source_weight`` x the best three fused scores among the candidates
+    that share its source (one agent session, one meeting, one conversation), itself included.
+
+    A record alone in its source (or with none) is lifted by its own score only, so the lift
+    changes the order only where several records from one place match the question: the way a
+    passage is more likely relevant when its document is."""
+    if params.source_weight <= 0:
+        return fused
+    groups: dict[Any, list[float]] = {}
+    for rowid, f in fused.items():
+        groups.setdefault(sources.get(rowid) or rowid, []).append(f)
+    context = {g: sum(sorted(v, reverse=True)[:3]) for g, v in groups.items()}
+    return {r: f + params.source_weight * context[sources.get(r) or r] for r, f in fused.items()}
+
+
+def adjust(fused: float, created_ts: float, dates: list, decay: float, params: RecallParams) -> tuple[float, bool]:
+    """The fused score lowered by decay and lifted when the record was made on a date the question names."""
+    dated = bool(dates) and any(d.contains(created_ts) for d in dates)
+    return fused * decay * (1 + params.date_boost if dated else 1.0), dated
+
+
+def shortlist(fused: dict[int, float], k: int, dated: bool) -> list[int]:
+    """The best fused candidates that go on to decay and the date lift (more when a date is named:
+    a record made that day may sit below the usual cut)."""
+    return sorted(fused, key=fused.get, reverse=True)[: max(k * 8, 80) if dated else max(k * 4, 40)]
+
+
+def rescore(pool: list[int], fused: dict[int, float], meta: dict[int, tuple], dates: list, params: RecallParams,
+            now: float) -> list[tuple[float, int, float, int, bool]]:
+    """(score, rowid, decay, uses, dated) best first; ``meta`` maps rowid -> (created_ts, uses, last_used)."""
     scored = []
     for rowid in pool:
-        d = docs.get(rowid)
-        if d is None:
+        if rowid not in meta:
             continue
-        uses, last = use.get(d["path"], (0, None))
-        decay = decay_factor(now, d["created_ts"], last, uses, params)
-        scored.append((fused[rowid] * decay, rowid, decay, uses))
+        created_ts, uses, last = meta[rowid]
+        decay = decay_factor(now, created_ts, last, uses, params)
+        score, dated = adjust(fused[rowid], created_ts, dates, decay, params)
+        scored.append((score, rowid, decay, uses, dated))
     scored.sort(key=lambda x: x[0], reverse=True)
+    return scored
+
+
+def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
+           tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
+           params: RecallParams | None = None, query_vector: np.ndarray | None = None,
+           touch: bool = True, now: float | None = None) -> list[Hit]:
+    params = params or RecallParams()
+    now = now or time.time()
+    shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
+    n = max(params.candidates, k * 4)
+    # recency mode needs the keyword matches to know what the question is about, whatever the weights
+    cand = gather(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
+                  query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
+                  vectors=params.vector_weight > 0)
+    stages, fq = cand.stages, cand.fts
+    conn = index.conn()
+    if not stages and not recent:
+        return []
+    if recent:
+        where, wargs = _filters(profile, type, tag, shelves)
+        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq))
+
+    fused = fuse(stages, params)
+    if params.source_weight > 0:
+        fused = with_source_context(fused, _sources(conn, list(fused)), params)
+    pool = shortlist(fused, k, bool(cand.dates))
+    docs = _load(conn, pool)
+    use = usage.get([docs[r]["path"] for r in pool if r in docs])
+    scored = rescore(pool, fused, {r: (d["created_ts"], *use.get(d["path"], (0, None))) for r, d in docs.items()},
+                     cand.dates, params, now)
     hits = []
-    for score, rowid, decay, uses in scored[:k]:
+    for score, rowid, decay, uses, dated in scored[:k]:
         d = docs[rowid]
         st = stages[rowid]
         ex = None
         if explain:
             ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
-                  "ms": {"bm25": round((t_bm25 - t0) * 1000, 2), "vector": round((t_vec - t_bm25) * 1000, 2)}}
+                  "dated": dated, "ms": cand.ms}
         hits.append(_hit(d, score, ex, now))
     if touch:
         usage.bump([h.path for h in hits], now)
@@ -241,6 +336,14 @@ def _rowids_matching(conn, rowids: list[int], where: str, wargs: list) -> set[in
         chunk = rowids[start:start + 500]
         q = f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(chunk))}) AND {where}"
         out |= {r for (r,) in conn.execute(q, [*chunk, *wargs])}
+    return out
+
+
+def _sources(conn, rowids: list[int]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start:start + 500]
+        out.update(conn.execute(f"SELECT rowid, source FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
     return out
 
 

@@ -79,7 +79,6 @@ def _rx(pattern: str, group: int = 0, flags: int = 0, bounded: bool = True) -> F
 # ----------------------------------------------------------------------------- provider tokens
 # Right boundary as a look-ahead; the left one is checked by `_rx`. Not \b, so that
 # `KEY=AKIA...` and `"sk-..."` still match right after the `=` or the quote.
-_L = ""
 _R = r"(?![A-Za-z0-9_])"
 
 _PRIVATE_KEY = re.compile(
@@ -98,7 +97,8 @@ def _private_key(text: str) -> Iterator[tuple[int, int]]:
 _PLACEHOLDER = re.compile(
     r"^(?:\$\{?[A-Za-z_][\w]*\}?|%\(?\w+\)?s?|<[^>]*>|\{\{?[^}]*\}?\}|\*+|x+|X+|\.+|-+|"
     r"none|null|nil|true|false|undefined|changeme|example|placeholder|redacted|secret|password|"
-    r"your[_-]?\w*|my[_-]?\w*|dummy|test|todo|tbd|str|string|int|bytes|optional\[?\w*\]?)$",
+    r"(?:your|my|the)[_-]?(?:api[_-]?)?(?:password|passwd|pass|secret|token|key)(?:[_-]?here)?|"
+    r"dummy|test|todo|tbd|str|string|int|bytes|optional\[?\w*\]?)$",
     re.I,
 )
 # Names that hold a secret END with one of these (`DB_PASSWORD`, `api_key`, `"clientSecret"`);
@@ -123,6 +123,7 @@ _IDENT_ONLY = re.compile(r"^[A-Za-z_][A-Za-z_.-]*$")
 _DIGITS_ONLY = re.compile(r"^[\d.]+$")
 _ENV_NAME = re.compile(r"^[A-Z0-9_]+$")
 _WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}")
+_SNAKE_PART = re.compile(r"[A-Z][A-Z0-9]*|[a-z][a-z0-9]*|[A-Z][a-z0-9]+|\d+")
 
 
 def wordiness(token: str) -> float:
@@ -133,10 +134,12 @@ def wordiness(token: str) -> float:
 
 def _looks_literal_secret(value: str, quoted: bool, env_style: bool) -> bool:
     """True when an assigned value is a literal that could be a secret, not code or a placeholder."""
-    if _PLACEHOLDER.match(value) or value.startswith(("[REDACTED", "$", "%", "@", "/", "~", "&", "#", "!")):
+    if _PLACEHOLDER.match(value) or value.startswith(("[REDACTED", "${", "$(")):
         return False
     if _DIGITS_ONLY.match(value):
         return len(value) >= 12 and quoted
+    if not (quoted or env_style) and value.startswith(("$", "%", "@", "/", "~", "&", "#", "!")):
+        return False  # in code: a variable, a format, a decorator, a path, a comment
     if quoted or env_style:
         # `"token": "..."` and `API_TOKEN=...` hold literals: any non-placeholder value counts.
         return len(value) >= 6
@@ -158,6 +161,9 @@ def _assignments(text: str) -> Iterator[tuple[int, int]]:
         m = _ASSIGN_TAIL.match(text, k.end())
         if m is None:
             continue
+        if k.group().startswith(("pass", "pwd")) and k.group() not in ("password", "passwd", "passphrase") \
+                and not text[k.end():m.start("q")].strip():
+            continue  # "pass 'ignore' to ..." is prose, not `pass = '...'`
         value = m.group("value")
         end = m.end("value")
         quoted = bool(m.group("q"))
@@ -172,7 +178,7 @@ def _assignments(text: str) -> Iterator[tuple[int, int]]:
         if _looks_literal_secret(value, quoted, env_style):
             yield m.span("value")
     for m in _CLI_FLAG.finditer(text):
-        if _looks_literal_secret(m.group("value"), bool(m.group("q")), False):
+        if _looks_literal_secret(m.group("value"), bool(m.group("q")), not m.group("value").startswith("$")):
             yield m.span("value")
 
 
@@ -188,7 +194,7 @@ def _bearer(text: str) -> Iterator[tuple[int, int]]:
 
 
 # ----------------------------------------------------------------------------- entropy rule
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_=-]{32,}(?![A-Za-z0-9+/=_-])")
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/=_-])")
 _HEX = re.compile(r"^(?:0x)?[0-9a-fA-F-]+$")
 _ENTROPY_MIN = 4.0
 
@@ -207,11 +213,14 @@ def _has_classes(s: str, k: int) -> bool:
 
 
 def _path_like(token: str) -> bool:
+    """A path or URL tail (``org/pipermail/p2p-hackers/2001-September``): two or more word-like
+    segments and no segment that looks random on its own."""
     parts = [p for p in token.split("/") if p]
     if len(parts) < 2:
         return False
-    wordy = sum(1 for p in parts if re.fullmatch(r"[a-z0-9_.-]{2,}|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*", p))
-    return wordy >= max(1, len(parts) // 2)
+    if any(len(p) >= 16 and _has_classes(p, 3) and wordiness(p) < 0.5 for p in parts):
+        return False
+    return sum(1 for p in parts if wordiness(p) >= 0.5) >= 2
 
 
 def _high_entropy(text: str) -> Iterator[tuple[int, int]]:
@@ -219,7 +228,9 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int]]:
         token = m.group().strip("=-_")
         if len(token) < 32 or _HEX.match(token) or wordiness(token) >= 0.6:
             continue
-        if not _has_classes(token, 3) or sum(c.isdigit() for c in token) < 2:
+        if "_" in token and all(_SNAKE_PART.fullmatch(p) for p in token.split("_") if p):
+            continue  # SCREAMING_SNAKE or snake_case identifier
+        if not _has_classes(token, 3) or sum(c.isdigit() for c in token) < (1 if len(token) >= 40 else 2):
             continue
         if "/" in token and _path_like(token):
             continue
@@ -246,32 +257,32 @@ def _aws_secret(text: str) -> Iterator[tuple[int, int]]:
 # Order matters: when two rules cover the same characters the earlier one names the finding.
 RULES: tuple[Rule, ...] = (
     Rule("private-key", _private_key, ("private key",)),
-    Rule("anthropic-key", _rx(_L + r"sk-ant-(?:api|admin|oat|sid)\d{0,3}-[A-Za-z0-9_-]{20,}" + _R), ("sk-ant-",)),
+    Rule("anthropic-key", _rx(r"sk-ant-(?:api|admin|oat|sid)\d{0,3}-[A-Za-z0-9_-]{20,}" + _R), ("sk-ant-",)),
     Rule(
         "openai-key",
-        _rx(_L + r"sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}" + _R
-            + r"|" + _L + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}" + _R
-            + r"|" + _L + r"sk-[A-Za-z0-9]{32,}" + _R),
+        _rx(r"sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}" + _R
+            + r"|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}" + _R
+            + r"|sk-[A-Za-z0-9]{32,}" + _R),
         ("sk-",),
     ),
-    Rule("aws-key", _rx(_L + r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}" + _R), ("akia", "asia", "abia", "acca", "a3t")),
-    Rule("github-token", _rx(_L + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _R), ("gh", "github_pat_")),
+    Rule("aws-key", _rx(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}" + _R), ("akia", "asia", "abia", "acca", "a3t")),
+    Rule("github-token", _rx(r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _R), ("gh", "github_pat_")),
     Rule(
         "gitlab-token",
-        _rx(_L + r"(?:gl(?:pat|ptt|dt|rt|cbt|soat|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}"
+        _rx(r"(?:gl(?:pat|ptt|dt|rt|cbt|soat|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}"
             + r"|GR1348941[A-Za-z0-9_-]{20,})" + _R),
         ("gl", "gr1348941"),
     ),
     Rule(
         "slack-token",
-        _rx(_L + r"(?:xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)"
+        _rx(r"(?:xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)"
             + r"|https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
         ("xox", "xapp-", "hooks.slack.com"),
     ),
-    Rule("stripe-key", _rx(_L + r"(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}" + _R), ("_live_", "_test_", "_prod_")),
+    Rule("stripe-key", _rx(r"(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}" + _R), ("_live_", "_test_", "_prod_")),
     Rule(
         "google-key",
-        _rx(_L + r"(?:AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{20,})" + _R),
+        _rx(r"(?:AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{20,})" + _R),
         ("aiza", "gocspx-", "ya29."),
     ),
     Rule("jwt", _rx(r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}={0,2}"), ("ey",)),

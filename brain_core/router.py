@@ -141,7 +141,7 @@ def default_patterns() -> dict[str, dict[str, str]]:
     import yaml
 
     text = resources.files("brain_core").joinpath("defaults/router.yaml").read_text(encoding="utf-8")
-    return merge({}, yaml.safe_load(text))
+    return merge({}, yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
 
 
 @lru_cache(maxsize=1)

@@ -296,3 +296,19 @@ def test_importing_the_core_loads_no_qt_and_no_whisper():
             " if m in sys.modules]; print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
+
+
+def test_many_changes_behind_its_back_start_a_background_rebuild(brain):
+    brain.remember("Anchor note about the ledger.", key="anchor")
+    (brain.root / "memories/codex").mkdir()
+    for i in range(12):
+        rec = {"id": f"20260101-000000000-{i:06x}", "type": "fact", "key": f"pulled-{i}", "profile": "codex",
+               "body": f"Pulled memory {i}: the ledger closes at {i} pm.", "tags": []}
+        (brain.root / f"memories/codex/pulled-{i}.json").write_text(json.dumps(rec))
+    assert brain.index.catch_up(limit=5) == "background"
+    # meanwhile recall answers from the index as it is, without error
+    assert [h.record.key for h in brain.recall("ledger", k=20, catch_up=False)] == ["anchor"]
+    deadline = time.time() + 60
+    while time.time() < deadline and (brain.index.rebuild_running() or brain.index.stale_dirs()):
+        time.sleep(0.1)
+    assert len(brain.recall("ledger closes", k=20, catch_up=False)) == 13

@@ -199,12 +199,16 @@ def test_extractive_answer_quotes_and_cites():
     hits = [
         _Hit(_Rec("r1", "webhook-retry-policy", "Webhooks are signed. Delivery retries use exponential backoff, capped at six attempts. Ops owns it.")),
         _Hit(_Rec("r2", "queue-choice", "We chose SQS for the queue.", created="2026-07-01T00:00:00Z")),
+        _Hit(_Rec("r3", "old-retry-cap", "Until 2025 the retry cap was ten.", created="2025-01-05T00:00:00Z")),
     ]
     out = extract("why is the retry cap six attempts", hits)
     assert "capped at six attempts" in out.text and "[webhook-retry-policy, 2026-08-22]" in out.text
     assert "Webhooks are signed" not in out.text  # the sentence that shares no words is left out
-    assert "[queue-choice, 2026-07-01]" in out.text
-    assert out.cited == ("r1", "r2")
+    assert "queue-choice" not in out.text  # a lower hit sharing no word with the question is noise
+    assert "[old-retry-cap, 2025-01-05]" in out.text
+    assert out.cited == ("r1", "r3")
+    # the best hit is quoted even when it shares no word (recall found it by meaning)
+    assert extract("which message broker", hits[1:2]).cited == ("r2",)
 
 
 def test_extractive_answer_is_honest_when_empty():

@@ -59,6 +59,7 @@ TABLE = [
     ("what did I say recently about hiring", True, "recency", False, None),
     ("what did I say about the weather app", True, "semantic", False, None),
     ("do you remember the news about the acquisition", True, "semantic", False, None),
+    ("what did I say about the weather in Lisbon", True, "semantic", False, None),  # recall wins over live
     # --- plain questions stay out (no embedding lookup)
     ("How do I reverse a list in Python?", False, "semantic", False, None),
     ("what is a closure in JavaScript", False, "semantic", False, None),

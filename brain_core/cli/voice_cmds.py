@@ -16,6 +16,8 @@ def register(sub, groups) -> None:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), help="default: voice.device, else auto")
     p.add_argument("--no-vad", dest="vad", action="store_false", default=None,
                    help="transcribe silence too (voice activity filter off)")
+    p.add_argument("--no-hotwords", dest="hotwords", action="store_false", default=None,
+                   help="do not bias decoding towards the glossary's names; only correct afterwards")
     p.add_argument("audio", help="WAV, MP3, M4A, OGG, FLAC, or a video file with a sound track")
     p.set_defaults(func=cmd_transcribe)
 
@@ -49,12 +51,15 @@ def _glossary_for_transcribe(args, ctx):
 
 
 def cmd_transcribe(args, ctx) -> int:
-    from ..voice.transcribe import WhisperTranscriber, hear, stamp
+    from ..voice.hear import hear
+    from ..voice.transcribe import WhisperTranscriber, stamp
 
     glossary = _glossary_for_transcribe(args, ctx)
     transcriber = WhisperTranscriber.from_config(ctx.config, model=args.model, device=args.device)
     threshold = ctx.config.get("voice.glossary_threshold", None)
-    heard = hear(transcriber, args.audio, glossary, vad=args.vad,
+    hotwords = bool(ctx.config.get("voice.hotwords", True)) if args.hotwords is None else args.hotwords
+    heard = hear(transcriber, args.audio, glossary, vad=args.vad, hotwords=hotwords,
+                 verify=bool(ctx.config.get("voice.verify_hotwords", True)),
                  threshold=float(threshold) if threshold is not None else None)
     t = heard.transcript
     if args.json:
@@ -64,7 +69,8 @@ def cmd_transcribe(args, ctx) -> int:
         print(f"{stamp(s.start)} {s.text}")
     loaded = f", model loaded in {t.load_seconds:.2f} s" if t.load_seconds else ""
     fixes = len(heard.replacements)
-    print(f"({t.describe()}{loaded}; {fixes} glossary correction{'s' if fixes != 1 else ''})", file=sys.stderr)
+    bias = "" if heard.biasing in ("off", "hotwords") else f"; {heard.biasing}, the unbiased transcript was used"
+    print(f"({t.describe()}{loaded}; {fixes} glossary correction{'s' if fixes != 1 else ''}{bias})", file=sys.stderr)
     return 0
 
 

@@ -104,6 +104,8 @@ class TranscriptSource(Protocol):
 
     def parse(self, path: Path) -> Session: ...
 
+    def file_id(self, path: Path) -> str: ...
+
     def locate(self, session_id: str) -> Path | None: ...
 
 
@@ -111,6 +113,8 @@ def session_file(tool: str, session_id: str, path: Path) -> SessionFile | None:
     try:
         st = path.stat()
     except OSError:
+        return None
+    if not path.is_file():
         return None
     return SessionFile(tool=tool, id=session_id, path=path, size=st.st_size, mtime=st.st_mtime)
 
@@ -122,13 +126,19 @@ def read_text(path: Path) -> str:
     if path.suffix == ".zst":
         import zstandard
 
+        chunks = []
         with path.open("rb") as f:
-            reader = zstandard.ZstdDecompressor().stream_reader(f)
-            data = reader.read()
-            chunks = [data]
-            while data:
-                data = reader.read(1 << 20)
-                chunks.append(data)
+            try:
+                reader = zstandard.ZstdDecompressor().stream_reader(f)
+                while True:
+                    data = reader.read(1 << 20)
+                    if not data:
+                        break
+                    chunks.append(data)
+            except zstandard.ZstdError as e:
+                if not chunks:
+                    raise ValueError(f"{path.name} is not a readable zstd file ({e})") from e
+                # A rollout being compressed right now: keep what decoded (a torn tail).
         return b"".join(chunks).decode("utf-8", errors="replace")
     return path.read_text(encoding="utf-8", errors="replace")
 

@@ -1,5 +1,8 @@
 """The offline answer: sentences lifted from the recalled records, each cited by key and date.
 
+The best hit is always quoted (recall found it by meaning); the next ones only when they share a
+word with the question, so a far neighbour is not passed off as an answer.
+
 It invents nothing, so it is also what an answer falls back to when a provider is down. When
 nothing was recalled it says so instead of guessing. Corrections from earlier feedback on similar
 questions are shown under the answer, the same text an LLM would be given.
@@ -65,11 +68,13 @@ def extract(question: str, hits: Sequence[object], *, corrections: Iterable[str]
     """Build the offline answer from ``hits`` (objects with ``.record``), best first."""
     lines: list[str] = []
     cited: list[str] = []
-    for hit in list(hits)[:max_records]:
+    q = terms(question)
+    for i, hit in enumerate(list(hits)[:max_records]):
         record = getattr(hit, "record", hit)
-        sentence = best_sentences(question, str(getattr(record, "body", "")))
-        if not sentence:
-            continue
+        body = str(getattr(record, "body", ""))
+        sentence = best_sentences(question, body)
+        if not sentence or (i and q and not q & terms(body)):
+            continue  # below the best hit, a record that shares no word with the question is noise
         lines.append(f"- {sentence} {citation(record)}")
         cited.append(str(getattr(record, "id", "")))
     text = ("From your brain:\n" + "\n".join(lines)) if lines else NOTHING_FOUND

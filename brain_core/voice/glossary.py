@@ -18,7 +18,7 @@ remembers people, not phonetic accidents:
   English ending ("controlled" is not a mishearing of "control"), names of at least five
   letters only.
 
-Matching works on whole words: a word is a run of letters or digits, and a multi-word name
+Matching works on whole words: a word is a run of letters, digits or underscores, and a multi-word name
 matches words separated only by spaces or hyphens, so nothing is ever replaced inside another
 word. Every replacement is reported with where it started in the text it was made on.
 """
@@ -37,7 +37,7 @@ GLOSSARY_FILE = "glossary.yaml"
 DEFAULT_THRESHOLD = 0.82
 MIN_FUZZY_LETTERS = 5
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"\w+")  # letters, digits, underscore: "Thomas_var" is one word
 _JOINER = re.compile(r"[ \t-]+")  # what may stand between the words of one multi-word name
 
 # Words too common to be a mishearing of a name, whatever their spelling distance.
@@ -94,8 +94,13 @@ class Glossary:
         return tuple(t.name for t in self.terms)
 
     def hotwords(self) -> str | None:
-        """The names as faster-whisper's ``hotwords`` string (it truncates past its prompt budget)."""
-        return ", ".join(self.names) or None
+        """The names as faster-whisper's ``hotwords`` string (it truncates past its prompt budget).
+
+        One short capitalised sentence per name: a comma-separated list primed tiny.en to write
+        the whole meeting as one comma-spliced sentence, which the distiller cannot split. Any
+        spelling can still make the model skip speech; :func:`brain_core.voice.hear.hear` checks.
+        """
+        return " ".join(n[:1].upper() + n[1:] + "." for n in self.names) or None
 
     def find(self, name: str) -> Term | None:
         folded = name.casefold()
@@ -227,22 +232,72 @@ class _Candidate:
     score: float
 
 
+class _Words:
+    """The words of a text, found once: offsets, folded forms, which neighbours are joined."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+        self.folded = [w[2].casefold() for w in self.spans]
+        # joined[i]: words i and i+1 are separated only by spaces or hyphens
+        self.joined = [bool(_JOINER.fullmatch(text[a[1]:b[0]])) for a, b in zip(self.spans, self.spans[1:])]
+        self.at: dict[str, list[int]] = {}
+        for i, w in enumerate(self.folded):
+            self.at.setdefault(w, []).append(i)
+        self._starts: dict[int, list[int]] = {}
+        self._grams: dict[int, dict[tuple[str, ...], list[int]]] = {}
+
+    def starts(self, n: int) -> list[int]:
+        """Indexes where a run of ``n`` joined words starts (computed once per length)."""
+        if n not in self._starts:
+            ok, broken = [], -1
+            for i in range(len(self.spans)):
+                if i > 0 and not self.joined[i - 1]:
+                    broken = i - 1
+                if i - n + 1 >= 0 and broken < i - n + 1:
+                    ok.append(i - n + 1)
+            self._starts[n] = ok
+        return self._starts[n]
+
+    def grams(self, n: int) -> dict[tuple[str, ...], list[int]]:
+        """Distinct runs of ``n`` joined words (folded) -> where each starts: the fuzzy pass
+        scores each distinct run once, however often it is said."""
+        if n not in self._grams:
+            out: dict[tuple[str, ...], list[int]] = {}
+            for i in self.starts(n):
+                out.setdefault(tuple(self.folded[i:i + n]), []).append(i)
+            self._grams[n] = out
+        return self._grams[n]
+
+    def matches(self, target: list[str]):
+        """Indexes where the folded words ``target`` stand, joined."""
+        n = len(target)
+        for i in self.at.get(target[0], ()):
+            if self.folded[i:i + n] == target and all(self.joined[i:i + n - 1]):
+                yield i
+
+    def run(self, i: int, n: int) -> list[tuple[int, int, str]]:
+        return self.spans[i:i + n]
+
+
 def correct(text: str, glossary: Glossary, threshold: float = DEFAULT_THRESHOLD) -> Correction:
     """Replace known mishearings and close misspellings of the glossary's names in ``text``."""
     if not glossary.terms or not text:
         return Correction(text)
-    words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    words = _Words(text)
+    scores: dict[tuple[str, str], float] = {}
     candidates: list[_Candidate] = []
     for term in glossary.terms:
-        candidates.extend(_alias_hits(text, words, term))
+        candidates.extend(_name_hits(words, term))
+        candidates.extend(_alias_hits(words, term))
         if threshold < 1.0:
-            candidates.extend(_fuzzy_hits(text, words, term, threshold))
+            candidates.extend(_fuzzy_hits(words, term, threshold, scores))
     chosen = _non_overlapping(candidates)
     out, pos, reps = [], 0, []
     for c in chosen:
         heard = text[c.start:c.end]
         new = _with_case(heard, c.name)
-        if new == heard:  # the name itself, already right: its words are claimed, nothing changes
+        if c.kind == "name" or new == heard:  # the name itself: its words are claimed, nothing changes
             continue
         out.append(text[pos:c.start])
         out.append(new)
@@ -252,64 +307,103 @@ def correct(text: str, glossary: Glossary, threshold: float = DEFAULT_THRESHOLD)
     return Correction("".join(out), tuple(reps))
 
 
-def _phrases(words: list[tuple[int, int, str]], text: str, n: int):
-    """Every run of ``n`` consecutive words joined only by spaces or hyphens."""
-    for i in range(len(words) - n + 1):
-        run = words[i:i + n]
-        if all(_JOINER.fullmatch(text[a[1]:b[0]]) for a, b in zip(run, run[1:])):
-            yield i, run
+def _name_hits(words: _Words, term: Term):
+    """The name itself, already there: claimed so no other term rewrites part of it."""
+    target = [w.casefold() for w in _WORD.findall(term.name)]
+    n = len(target)
+    for i in words.matches(target):
+        run = words.run(i, n)
+        if _is_name(words.text, run, term.name):
+            yield _Candidate(run[0][0], run[-1][1], i, i + n - 1, term.name, "name", 1.0)
 
 
-def _alias_hits(text: str, words, term: Term):
+def _alias_hits(words: _Words, term: Term):
+    name = [w.casefold() for w in _WORD.findall(term.name)]
     for alias in term.aliases:
         target = [w.casefold() for w in _WORD.findall(alias)]
-        for i, run in _phrases(words, text, len(target)):
-            if [w[2].casefold() for w in run] == target:
-                yield _Candidate(run[0][0], run[-1][1], i, i + len(run) - 1, term.name, "alias", 1.0)
+        n = len(target)
+        # where the alias sits inside the name ("damage control" in "damage control board"), a hit
+        # that is already part of the whole name must not be replaced again
+        inside = [k for k in range(len(name) - n + 1) if name[k:k + n] == target]
+        for i in words.matches(target):
+            if any(i - k >= 0 and _is_name(words.text, words.run(i - k, len(name)), term.name) for k in inside):
+                continue
+            run = words.run(i, n)
+            yield _Candidate(run[0][0], run[-1][1], i, i + n - 1, term.name, "alias", 1.0)
 
 
-def _fuzzy_hits(text: str, words, term: Term, threshold: float):
+def _is_name(text: str, run, name: str) -> bool:
+    """Do these words spell ``name`` exactly, separators included (any case)?"""
+    if not run or len(run) != len(_WORD.findall(name)):
+        return False
+    return " ".join(text[run[0][0]:run[-1][1]].split()).casefold() == " ".join(name.split()).casefold()
+
+
+def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
     name_key = _norm(term.name)
     name_words = {w.casefold() for w in _WORD.findall(term.name)}
     targets = {_norm(s) for s in (term.name, *term.aliases)}
-    targets = {t for t in targets if len(t) >= MIN_FUZZY_LETTERS}
+    targets = [t for t in targets if len(t) >= MIN_FUZZY_LETTERS]
     if len(name_key) < MIN_FUZZY_LETTERS or not targets:
         return
+
+    def best(heard: str) -> float:
+        return max(_cached_score(heard, t, threshold, scores) for t in targets)
+
     n_name = len(_WORD.findall(term.name))
     for n in (n_name, n_name + 1):  # n + 1: a name heard as two fragments ("Shi von")
-        for i, run in _phrases(words, text, n):
-            heard_words = [w[2].casefold() for w in run]
-            if not all(w.isalpha() for w in heard_words):
-                continue
+        for heard_words, starts in words.grams(n).items():
             if any(w in _COMMON and w not in name_words for w in (heard_words[0], heard_words[-1])):
+                continue
+            if not all(w.isalpha() for w in heard_words):
                 continue
             heard = "".join(heard_words)
             if heard == name_key or len(heard) < MIN_FUZZY_LETTERS - 1:
                 continue
-            score = max(_score(heard, t) for t in targets)
-            if score >= threshold:
+            if n > n_name and any(best("".join(part)) >= threshold for part in (heard_words[:-1], heard_words[1:])):
+                continue  # a close match plus a neighbouring word: the shorter run is the match
+            score = best(heard)
+            if score < threshold:
+                continue
+            for i in starts:
+                run = words.run(i, n)
                 yield _Candidate(run[0][0], run[-1][1], i, i + n - 1, term.name, "fuzzy", score)
+
+
+def _cached_score(heard: str, target: str, threshold: float, scores: dict) -> float:
+    # ratio = 2 * matches / total length <= 2 * shorter / total: most pairs are ruled out by length
+    if 2 * min(len(heard), len(target)) < threshold * (len(heard) + len(target)):
+        return 0.0
+    key = (heard, target)
+    if key not in scores:
+        scores[key] = _score(heard, target, threshold)
+    return scores[key]
 
 
 _INFLECTIONS = frozenset("s es d ed led ing ling er ers ly ment ments ness ish".split())
 
 
-def _score(heard: str, target: str) -> float:
+def _score(heard: str, target: str, threshold: float = 0.0) -> float:
+    """difflib's ratio, or any value under ``threshold`` once it is known to be under it."""
     # The target plus an English ending ("Owens", "controlled") is another word built on it, not
     # a mishearing: leave it alone (a known one belongs in the aliases).
     if heard.startswith(target) and heard[len(target):] in _INFLECTIONS:
         return 0.0
-    return SequenceMatcher(None, heard, target, autojunk=False).ratio()
+    m = SequenceMatcher(None, heard, target, autojunk=False)
+    quick = m.quick_ratio()  # an upper bound from letter counts alone
+    return quick if quick < threshold else m.ratio()
 
 
 def _non_overlapping(cands: list[_Candidate]) -> list[_Candidate]:
-    """Aliases first, then the closest fuzzy matches, then the fewest words; no word used twice."""
+    """No word is used by two candidates; the better candidate keeps it."""
     taken: set[int] = set()
     chosen: list[_Candidate] = []
     def rank(c: _Candidate):
         words = c.last - c.first
-        # the longest known alias wins; among fuzzy matches the closest, then the shortest
-        return (0, -words, c.start) if c.kind == "alias" else (1, -c.score, words, c.start)
+        # names already right, then the longest known alias, then the closest fuzzy match (shortest first)
+        if c.kind in ("name", "alias"):
+            return (0 if c.kind == "name" else 1, -words, c.start)
+        return (2, -c.score, words, c.start)
 
     order = sorted(cands, key=rank)
     for c in order:

@@ -30,7 +30,8 @@ from typing import Any, Callable, Sequence
 
 from ..errors import AudioError, BrainError, InvalidInput
 from .glossary import brain_glossary
-from .transcribe import Heard, Progress, Transcriber, WhisperTranscriber, hear, stamp
+from .hear import Heard, hear
+from .transcribe import Progress, Transcriber, WhisperTranscriber, stamp
 
 PROFILE = "meeting"
 MARKER = "harvest/meetings.json"
@@ -113,6 +114,8 @@ def harvest_meeting(
     transcriber = transcriber or WhisperTranscriber.from_config(brain.config)
     threshold = brain.config.get("voice.glossary_threshold", None)
     heard = hear(transcriber, path, brain_glossary(brain), progress=progress,
+                 hotwords=bool(brain.config.get("voice.hotwords", True)),
+                 verify=bool(brain.config.get("voice.verify_hotwords", True)),
                  threshold=float(threshold) if threshold is not None else None)
     if not heard.text.strip():
         raise AudioError(f"No speech was heard in {path.name}; nothing was remembered.")

@@ -14,6 +14,10 @@ Settings (all optional):
 ``voice.threads``       CPU threads (0: CTranslate2 decides)
 ``voice.beam_size``     5
 ``voice.language``      unset: English for ``.en`` models, detected for the others
+``voice.hotwords``      true: bias decoding towards the glossary's names (see :mod:`.hear`)
+``voice.verify_hotwords``  true: files (meetings, ``aida transcribe``) are decoded a second time
+                        without bias and the biased text is kept only if it lost no speech
+``voice.glossary_threshold``  0.82: how close a word must be to a name to be corrected
 
 A model takes a few hundred milliseconds (tiny) to seconds (large) to load, so a loaded model is
 kept for the life of the process, one per (model, device, compute type, threads): the tray loads
@@ -32,8 +36,6 @@ from ..errors import AudioError, BrainError, MissingDependency
 
 if TYPE_CHECKING:  # numpy is only needed at run time inside the functions
     import numpy as np
-
-    from .glossary import Glossary, Replacement
 
 SAMPLE_RATE = 16_000
 BUNDLED_MODEL = "tiny.en"
@@ -125,7 +127,9 @@ def load_audio(audio: Audio) -> "np.ndarray":
 
     try:
         samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
-    except (av.error.FFmpegError, IndexError, ValueError, OSError, RuntimeError) as e:
+    except IndexError as e:  # PyAV found streams, none of them audio
+        raise AudioError(f"The file {path.name} has no sound track; use a recording with audio.") from e
+    except (av.error.FFmpegError, ValueError, OSError, RuntimeError) as e:
         raise AudioError(
             f"The file {path.name} could not be decoded as audio ({_reason(e)}); use WAV, MP3, M4A, OGG, FLAC or a video with a sound track."
         ) from e
@@ -312,71 +316,6 @@ class WhisperTranscriber:
         )
 
 
-# ---------------------------------------------------------------------------------------------
-# transcription + glossary, the path every front door takes
-
-
-@dataclass(frozen=True)
-class Heard:
-    """A transcript after the glossary's correction pass; ``transcript`` keeps what was decoded."""
-
-    transcript: Transcript
-    text: str
-    segments: tuple[Segment, ...]
-    replacements: tuple["Replacement", ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        out = self.transcript.to_dict()
-        out.update(
-            text=self.text,
-            raw_text=self.transcript.text,
-            segments=[s.to_dict() for s in self.segments],
-            replacements=[r.to_dict() for r in self.replacements],
-        )
-        return out
-
-
-def hear(transcriber: Transcriber, audio: Audio, glossary: "Glossary | None" = None, *,
-         vad: bool | None = None, progress: Progress | None = None, threshold: float | None = None) -> Heard:
-    """Transcribe with the glossary's names as hotwords, then run the correction pass.
-
-    The pass runs on the whole text (segments joined by one space) so a name split across two
-    segments ("net letter | queue") is still found; replacement offsets are in that raw text.
-    """
-    from .glossary import DEFAULT_THRESHOLD, Glossary, correct
-
-    glossary = glossary or Glossary()
-    transcript = transcriber.transcribe(audio, hotwords=glossary.hotwords(), vad=vad, progress=progress)
-    c = correct(transcript.text, glossary, DEFAULT_THRESHOLD if threshold is None else threshold)
-    segments = _corrected_segments(transcript.segments, c.replacements)
-    return Heard(transcript, c.text, segments, c.replacements)
-
-
-def _corrected_segments(segments: Sequence[Segment], replacements: Sequence["Replacement"]) -> tuple[Segment, ...]:
-    """Apply replacements made on the joined text to the segments: a replacement that spans a
-    boundary lands whole in the segment where it starts."""
-    out: list[Segment] = []
-    reps = sorted(replacements, key=lambda r: r.start)
-    offset = 0
-    skip_to = 0  # raw offset up to which text was consumed by a replacement
-    for seg in segments:
-        a, b = offset, offset + len(seg.text)
-        pieces: list[str] = []
-        pos = max(a, skip_to)
-        for r in reps:
-            if a <= r.start < b:
-                pieces.append(seg.text[pos - a:r.start - a])
-                pieces.append(r.name)
-                pos = r.start + len(r.heard)
-        pieces.append(seg.text[min(pos, b) - a:])
-        skip_to = max(skip_to, pos)
-        text = "".join(pieces).strip()
-        if text:
-            out.append(Segment(seg.start, seg.end, text))
-        offset = b + 1
-    return tuple(out)
-
-
 def _reason(e: BaseException) -> str:
     text = getattr(e, "strerror", None) or str(e)  # PyAV/OSError: the message without errno and path
     text = text.strip().splitlines()[0] if text.strip() else ""
@@ -392,6 +331,6 @@ def stamp(seconds: float) -> str:
 
 
 __all__: Sequence[str] = (
-    "Audio", "Heard", "ModelChoice", "Segment", "Transcriber", "Transcript", "WhisperTranscriber",
-    "forget_models", "hear", "load_audio", "load_model", "resolve_device", "resolve_model", "stamp",
+    "Audio", "ModelChoice", "Segment", "Transcriber", "Transcript", "WhisperTranscriber",
+    "forget_models", "load_audio", "load_model", "resolve_device", "resolve_model", "stamp",
 )

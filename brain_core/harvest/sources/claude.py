@@ -25,7 +25,8 @@ CHAIN_TYPES = {"user", "assistant", "system", "progress", "attachment"}
 _INJECTED = re.compile(
     r"^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|"
     r"<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<user-prompt-submit-hook>|"
-    r"<session-start-hook>|<tick>|\[Request interrupted by user|Caveat: The messages below)"
+    r"<session-start-hook>|<tick>|\[Request interrupted by user|Caveat: The messages below|"
+    r"Your task is to create a detailed summary of the conversation so far)"
 )
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _IDE = re.compile(r"<ide_(?:opened_file|selection)>.*?</ide_(?:opened_file|selection)>", re.S)
@@ -59,6 +60,9 @@ class Source:
 
     def parse(self, path: Path) -> Session:
         return parse(Path(path))
+
+    def file_id(self, path: Path) -> str:
+        return Path(path).name.removesuffix(".jsonl")
 
 
 def glob_escape(s: str) -> str:

@@ -60,6 +60,9 @@ class Source:
     def parse(self, path: Path) -> Session:
         return parse(Path(path))
 
+    def file_id(self, path: Path) -> str:
+        return session_id(Path(path))
+
 
 def session_id(path: Path) -> str:
     m = _ID.findall(path.name)

@@ -33,7 +33,7 @@ class Source:
         # Legacy .json first so that a chat migrated to .jsonl (same session) replaces it.
         for pattern in ("*/chats/session-*.json", "*/chats/session-*.jsonl"):
             for path in sorted(tmp.glob(pattern)):
-                sid = _session_id_from_head(path) or path.stem
+                sid = session_id_from_head(path) or path.stem
                 sf = session_file(self.name, sid, path)
                 if sf:
                     out[sid] = sf
@@ -48,8 +48,11 @@ class Source:
     def parse(self, path: Path) -> Session:
         return parse(Path(path))
 
+    def file_id(self, path: Path) -> str:
+        return session_id_from_head(Path(path)) or Path(path).stem
 
-def _session_id_from_head(path: Path) -> str | None:
+
+def session_id_from_head(path: Path) -> str | None:
     try:
         with path.open("r", encoding="utf-8", errors="replace") as f:
             head = f.read(2048)

@@ -1,0 +1,188 @@
+"""Notifications for new memories: follow ``<brain>/.aida/events.jsonl`` and tell the user.
+
+Every write through the brain's one write path (a hook's harvest, the periodic sweep, a meeting,
+``aida brain remember`` in a terminal) appends one JSON line per record. :class:`EventFollower`
+reads what was appended since it last looked (a file watcher, plus a slow poll because watchers
+miss appends on some file systems and cannot watch a file that does not exist yet) and waits a
+moment for the rest of a burst; :func:`group` turns a burst into notices, one per profile: "5 new
+memories from codex" rather than five balloons. Clicking a notice opens its memory, or the folder
+holding a group's.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
+
+from .service import Recent, parse_event
+
+QUIET_TYPES = frozenset({"lesson"})  # the user's own thumbs up/down: no need to tell them
+
+
+@dataclass(frozen=True)
+class Notice:
+    title: str
+    message: str
+    paths: tuple[str, ...]  # relative to the brain; one for a single memory
+
+    @property
+    def target(self) -> str | None:
+        """What a click opens: the memory, or the folder a group's memories share."""
+        if not self.paths:
+            return None
+        if len(self.paths) == 1:
+            return self.paths[0]
+        folders = {str(Path(p).parent) for p in self.paths}
+        return folders.pop() if len(folders) == 1 else None
+
+
+def group(events: Sequence[Recent], *, list_keys: int = 3) -> list[Notice]:
+    """One notice per profile, in order of first appearance."""
+    by_profile: dict[str, list[Recent]] = {}
+    for ev in events:
+        by_profile.setdefault(ev.profile or "me", []).append(ev)
+    notices = []
+    for profile, evs in by_profile.items():
+        if len(evs) == 1:
+            ev = evs[0]
+            notices.append(Notice(f"New memory: {ev.key or Path(ev.path).stem}", ev.first_line, (ev.path,)))
+            continue
+        keys = [e.key or Path(e.path).stem for e in evs]
+        shown = ", ".join(keys[:list_keys]) + (f" and {len(keys) - list_keys} more" if len(keys) > list_keys else "")
+        notices.append(Notice(f"{len(evs)} new memories from {profile}", shown, tuple(e.path for e in evs)))
+    return notices
+
+
+class EventFollower(QObject):
+    """Emits ``arrived(list[Recent])`` for records appended to the events file, a burst at a time."""
+
+    arrived = Signal(list)
+
+    def __init__(self, events_file: Path, *, settle_ms: int = 700, poll_ms: int = 2000,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.path = Path(events_file)
+        self._offset = 0
+        self._partial = b""
+        self._pending: list[Recent] = []
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._changed)
+        self._watcher.directoryChanged.connect(self._changed)
+        self._settle = QTimer(self, singleShot=True, interval=settle_ms)
+        self._settle.timeout.connect(self._flush)
+        self._poll = QTimer(self, interval=poll_ms)
+        self._poll.timeout.connect(self.check)
+
+    def start(self, *, from_start: bool = False) -> None:
+        """Follow from the current end of the file (history is not news), or from its start."""
+        self._offset = 0 if from_start else _size(self.path)
+        self._partial = b""
+        self._rewatch()
+        self._poll.start()
+
+    def stop(self) -> None:
+        self._poll.stop()
+        self._settle.stop()
+        for p in self._watcher.files() + self._watcher.directories():
+            self._watcher.removePath(p)
+
+    def retarget(self, events_file: Path) -> None:
+        """The brain folder changed in the settings."""
+        self.stop()
+        self.path = Path(events_file)
+        self.start()
+
+    def _rewatch(self) -> None:
+        if not self.path.parent.is_dir():
+            return  # the brain is not made yet: the poll notices when it is
+        if str(self.path.parent) not in self._watcher.directories():
+            self._watcher.addPath(str(self.path.parent))
+        if self.path.exists() and str(self.path) not in self._watcher.files():
+            self._watcher.addPath(str(self.path))  # re-added after a rewrite replaced the inode
+
+    @Slot()
+    @Slot(str)
+    def _changed(self, _path: str = "") -> None:
+        self._rewatch()
+        self.check()
+
+    @Slot()
+    def check(self) -> None:
+        """Read whatever was appended since last time."""
+        if not self._watcher.directories():
+            self._rewatch()
+        size = _size(self.path)
+        if size < self._offset:  # truncated or replaced: start over from its beginning
+            self._offset, self._partial = 0, b""
+        if size == self._offset:
+            return
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self._offset)
+                data = f.read(size - self._offset)
+        except OSError:
+            return  # gone between stat and open: the next change or poll catches up
+        self._offset += len(data)
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()  # an unfinished last line waits for its newline
+        for raw in lines:
+            ev = parse_event(raw.decode("utf-8", errors="replace"))
+            if ev is not None:
+                self._pending.append(ev)
+        if self._pending:
+            self._settle.start()  # restart: wait for the rest of the burst
+
+    @Slot()
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        if batch:
+            self.arrived.emit(batch)
+
+
+class Notifier(QObject):
+    """Turns bursts into notices and shows them; a click opens the last one's target."""
+
+    shown = Signal(object)  # Notice
+
+    def __init__(self, show: Callable[[str, str], None], open_path: Callable[[str | None], None],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._show = show
+        self._open = open_path
+        self._last: Notice | None = None
+        self._suppressed: dict[str, float] = {}  # source -> until (monotonic)
+
+    def suppress(self, source: str, seconds: float = 120.0) -> None:
+        """Records from ``source`` were already announced (a meeting's own "done" notice)."""
+        self._suppressed[source] = time.monotonic() + seconds
+
+    @Slot(list)
+    def on_events(self, events: list) -> None:
+        now = time.monotonic()
+        self._suppressed = {s: t for s, t in self._suppressed.items() if t > now}
+        wanted = [e for e in events if e.type not in QUIET_TYPES and e.source not in self._suppressed]
+        for notice in group(wanted):
+            self.notify(notice)
+
+    def notify(self, notice: Notice) -> None:
+        self._last = notice
+        self._show(notice.title, notice.message)
+        self.shown.emit(notice)
+
+    @Slot()
+    def clicked(self) -> None:
+        if self._last is not None:
+            self._open(self._last.target)
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

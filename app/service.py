@@ -1,0 +1,542 @@
+"""The one object through which the tray's windows reach the brain.
+
+Windows never import ``brain_core`` for work: they call a method here and listen for a signal.
+Everything that can take longer than a frame runs off the UI thread:
+
+- the *front* lane (one thread, its own :class:`~brain_core.brain.Brain`): recall, ask, feedback,
+  and push-to-talk transcription, in order, so a question never waits behind a meeting;
+- the *back* lane (one thread, a second Brain: a brain's lock and SQLite connection are per
+  object, and two objects in one process exclude each other through the lock file like two
+  processes do): meetings dropped on the tray;
+- subprocesses (``aida brain harvest``, ``aida brain index``) for the periodic sweep and the index
+  rebuild after the brain changed underneath (a ``git pull``), so a crash or a slow sweep never
+  touches the app.
+
+Seams (passed to the constructor, so tests hand in fakes instead of patching): the transcriber, the
+microphone (an :class:`~brain_core.voice.capture.AudioSource`), the LLM, the meeting pipeline, the
+command that runs the CLI, and the function that opens a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from PySide6.QtCore import QObject, QProcess, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices
+
+from brain_core.config import Config
+from brain_core.errors import BrainError, BrainNotFound
+
+from .jobs import Lane
+
+DEFAULT = object()  # "the configured provider" / "the real thing"
+MEDIA_SUFFIXES = frozenset(
+    ".wav .mp3 .m4a .ogg .oga .opus .flac .aac .wma .webm .mp4 .mkv .mov .avi .m4v .3gp".split())
+STATES = ("idle", "listening", "working", "paused", "error")
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    token: int
+    query: str
+    hits: tuple
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Recent:
+    """One line of ``.aida/events.jsonl``: a record the brain wrote."""
+
+    key: str
+    path: str
+    profile: str
+    type: str
+    first_line: str
+    source: str
+    at: str
+
+
+def aida_command(*args: str) -> list[str]:
+    """How to run the ``aida`` command from inside the app (a frozen app is its own CLI)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, *args]
+    return [sys.executable, "-m", "brain_core", *args]
+
+
+def open_with_desktop(path: Path) -> None:
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+
+def read_recent(events_file: Path, n: int = 5, *, tail_bytes: int = 65536) -> list[Recent]:
+    """The newest ``n`` distinct records from the events file, newest first (reads only its tail)."""
+    try:
+        with open(events_file, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - tail_bytes))
+            data = f.read()
+    except FileNotFoundError:
+        return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if size > tail_bytes and lines:
+        lines = lines[1:]  # the first line is probably cut
+    out: list[Recent] = []
+    seen: set[str] = set()
+    for line in reversed(lines):
+        ev = parse_event(line)
+        if ev is None or ev.path in seen:
+            continue
+        seen.add(ev.path)
+        out.append(ev)
+        if len(out) >= n:
+            break
+    return out
+
+
+def parse_event(line: str) -> Recent | None:
+    """A ``remembered`` event, or None for anything else (blank, torn, another kind of event)."""
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("event") != "remembered" or not data.get("path"):
+        return None
+    return Recent(key=str(data.get("key") or ""), path=str(data["path"]), profile=str(data.get("profile") or ""),
+                  type=str(data.get("type") or ""), first_line=str(data.get("first_line") or ""),
+                  source=str(data.get("source") or ""), at=str(data.get("at") or ""))
+
+
+class AidaService(QObject):
+    """The brain, the microphone and the workers behind the tray's windows."""
+
+    recallReady = Signal(object)  # RecallResult
+    heard = Signal(object)  # brain_core.voice.transcribe.Heard
+    answerReady = Signal(object)  # brain_core.ask.Answer
+    asking = Signal(str)  # a question went to the front lane
+    recordingChanged = Signal(bool)
+    meetingStarted = Signal(str)  # file name
+    meetingProgress = Signal(float)  # 0..1
+    meetingDone = Signal(object)  # brain_core.voice.meeting.MeetingResult
+    meetingFailed = Signal(str, str)  # file name, message
+    feedbackSaved = Signal(object)  # the lesson Record
+    harvestFinished = Signal(bool, str)  # ok, the sweep's last output line
+    failed = Signal(str, str)  # (what was being done, one-sentence message)
+    stateChanged = Signal(str)
+    settingsChanged = Signal()
+
+    def __init__(self, config: Config, *, transcriber: Any = None, audio_source: Any = None, llm: Any = DEFAULT,
+                 meeting: Callable[..., Any] | None = None, command: Callable[..., list[str]] = aida_command,
+                 opener: Callable[[Path], None] = open_with_desktop, embedder: Any = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.config = config
+        self._transcriber = transcriber
+        self._audio_source = audio_source
+        self._llm = llm
+        self._meeting = meeting
+        self._command = command
+        self._opener = opener
+        self._embedder = embedder
+        self._embedder_lock = threading.Lock()
+        self.front = Lane("front", self._open_brain)
+        self.back = Lane("back", self._open_brain)
+        self._latest_recall = 0
+        self._recording = False
+        self._processes: dict[str, QProcess] = {}
+        self._last_error_at = 0.0
+        self._last_head: str | None = None
+        self._state = "idle"
+        self.root = config.brain_path()
+
+    # -- the brain --------------------------------------------------------------------------------
+
+    def _open_brain(self):
+        """Open (or, the first time, create) the brain; runs on a lane's thread."""
+        from brain_core.brain import Brain
+
+        try:
+            brain = Brain.open(self.root, config=self.config)
+        except BrainNotFound:
+            if self.root.exists() and any(self.root.iterdir()):
+                raise BrainNotFound(f"{self.root} is not empty and is not a brain; choose another brain folder "
+                                    "in the settings.") from None
+            brain = Brain.init(self.root, config=self.config)
+        with self._embedder_lock:  # loaded once, shared by both lanes (stateless per call)
+            if self._embedder is None:
+                self._embedder = brain.embedder
+        brain._embedder = self._embedder
+        return brain
+
+    @property
+    def events_file(self) -> Path:
+        return self.root / ".aida" / "events.jsonl"
+
+    def warm_up(self) -> None:
+        """Open the brain and load the embedder now, so the first keystroke is quick."""
+        self.front.submit("opening the brain", lambda brain, _r: brain.embedder.embed(["warm up"]) is not None,
+                          on_failed=lambda m: self._fail("opening the brain", m))
+
+    def recent(self, n: int = 5) -> list[Recent]:
+        return read_recent(self.events_file, n)
+
+    def abs_path(self, rel: str) -> Path:
+        from brain_core.fsutil import contained
+
+        return contained(self.root, rel)
+
+    def open_path(self, rel: str | None = None) -> None:
+        """Open a file of the brain (or the brain folder) with the desktop's default program."""
+        try:
+            target = self.abs_path(rel) if rel else self.root
+        except BrainError as e:
+            self._fail("opening a file", str(e))
+            return
+        self._opener(target)
+
+    # -- recall, ask, feedback ------------------------------------------------------------------------
+
+    def recall(self, query: str, k: int = 8) -> int:
+        """Start a recall; ``recallReady`` brings it back unless a newer one was asked meanwhile."""
+        self._latest_recall += 1
+        token = self._latest_recall
+        query = query.strip()
+
+        def work(brain, _report):
+            if token != self._latest_recall:
+                return None  # typed over: skip the stale query instead of queueing behind it
+            t0 = time.perf_counter()
+            hits = tuple(brain.recall(query, k=k, explain=True)) if query else ()
+            return RecallResult(token, query, hits, time.perf_counter() - t0)
+
+        def done(result):
+            if result is not None and result.token == self._latest_recall:
+                self.recallReady.emit(result)
+
+        self.front.submit("recalling", work, done, lambda m: self._fail("recalling", m))
+        return token
+
+    def ask(self, question: str) -> None:
+        question = " ".join((question or "").split())
+        if not question:
+            self._fail("asking", "The question is empty; type or say something first.")
+            return
+        from brain_core.ask import DEFAULT as ASK_DEFAULT
+        from brain_core.ask import ask
+
+        llm = ASK_DEFAULT if self._llm is DEFAULT else self._llm
+        self.asking.emit(question)
+        self._busy()
+        self.front.submit("answering", lambda brain, _r: ask(brain, question, llm=llm, explain=True),
+                          self._answered, lambda m: self._fail("answering", m))
+
+    def _answered(self, answer) -> None:
+        self.answerReady.emit(answer)
+        self._refresh_state()
+
+    def feedback(self, run_id: str, verdict: str, why: str = "") -> None:
+        """Thumbs up/down on an answer: a lesson in the brain (see :mod:`brain_core.lessons`)."""
+        from brain_core.lessons import record_feedback
+
+        self.front.submit("saving the feedback",
+                          lambda brain, _r: record_feedback(brain, run_id, verdict, why=why or None),
+                          self.feedbackSaved.emit, lambda m: self._fail("saving the feedback", m))
+
+    # -- push to talk ----------------------------------------------------------------------------------
+
+    @property
+    def recording(self) -> bool:
+        return self._recording
+
+    def audio_source(self):
+        if self._audio_source is None:
+            from brain_core.voice.capture import SoundDeviceSource
+
+            device = self.config.get("voice.input_device", None)
+            self._audio_source = SoundDeviceSource(device=device)
+        return self._audio_source
+
+    def transcriber(self):
+        if self._transcriber is None:
+            from brain_core.voice.transcribe import WhisperTranscriber
+
+            self._transcriber = WhisperTranscriber.from_config(self.config)
+        return self._transcriber
+
+    @Slot()
+    def ptt_start(self) -> None:
+        if self._recording:
+            return
+        try:
+            self.audio_source().start()
+        except BrainError as e:
+            self._fail("listening", str(e))
+            return
+        self._recording = True
+        self.recordingChanged.emit(True)
+        self._refresh_state()
+
+    @Slot()
+    def ptt_stop(self) -> None:
+        if not self._recording:
+            return
+        self._recording = False
+        self.recordingChanged.emit(False)
+        try:
+            samples = self.audio_source().stop()
+        except BrainError as e:
+            self._fail("listening", str(e))
+            return
+        self._hear_then_ask(samples)
+
+    @Slot()
+    def ptt_toggle(self) -> None:
+        """For a desktop shortcut that cannot report a key release (``aida ptt``)."""
+        if self._recording:
+            self.ptt_stop()
+        else:
+            self.ptt_start()
+
+    def ask_audio(self, path: str | Path) -> None:
+        """Transcribe a file as if it had been said to the push-to-talk key, then ask it."""
+        from brain_core.voice.capture import WavFileSource
+
+        source = WavFileSource(path)
+        try:
+            source.start()
+            samples = source.stop()
+        except BrainError as e:
+            self._fail("reading the recording", str(e))
+            return
+        self._hear_then_ask(samples)
+
+    def _hear_then_ask(self, samples) -> None:
+        from brain_core.voice.glossary import brain_glossary
+        from brain_core.voice.hear import hear
+
+        transcriber = self.transcriber()
+        hotwords = bool(self.config.get("voice.hotwords", True))
+        threshold = self.config.get("voice.glossary_threshold", None)
+        threshold = float(threshold) if threshold is not None else None
+
+        def work(brain, _report):
+            return hear(transcriber, samples, brain_glossary(brain), hotwords=hotwords, threshold=threshold)
+
+        self._busy()
+        self.front.submit("transcribing", work, self._heard, lambda m: self._fail("transcribing", m))
+
+    def _heard(self, heard) -> None:
+        self.heard.emit(heard)
+        if heard.text.strip():
+            self.ask(heard.text)
+        else:
+            self._fail("transcribing", "No speech was heard; hold the key down while you speak.")
+
+    # -- meetings ---------------------------------------------------------------------------------------
+
+    def drop(self, paths: Sequence[str | Path]) -> int:
+        """Start the meeting pipeline for each audio or video file; returns how many were taken."""
+        taken = 0
+        for raw in paths:
+            path = Path(raw)
+            problem = None
+            if path.suffix.lower() not in MEDIA_SUFFIXES:
+                kinds = ", ".join(sorted(s.lstrip(".") for s in MEDIA_SUFFIXES)[:8])
+                problem = f"{path.name} is not an audio or video file; drop a recording ({kinds}...)."
+            elif not path.is_file():
+                problem = f"{path} does not exist or is not a file; drop the recording itself."
+            if problem:
+                self.meetingFailed.emit(path.name, problem)
+                self._fail("taking the file", problem)
+                continue
+            self._start_meeting(path)
+            taken += 1
+        return taken
+
+    def _start_meeting(self, path: Path) -> None:
+        meeting = self._meeting
+        if meeting is None:
+            from brain_core.voice.meeting import harvest_meeting as meeting
+        transcriber = self.transcriber()
+        llm = self._distill_llm()
+
+        def work(brain, report):
+            return meeting(brain, path, transcriber=transcriber, llm=llm, progress=report)
+
+        self.meetingStarted.emit(path.name)
+        self._busy()
+        def failed(message: str) -> None:
+            self.meetingFailed.emit(path.name, message)
+            self._fail(f"harvesting {path.name}", message)
+
+        self.back.submit(f"harvesting the meeting {path.name}", work, self._meeting_done, failed,
+                         self.meetingProgress.emit)
+
+    def _meeting_done(self, result) -> None:
+        self.meetingDone.emit(result)
+        self._refresh_state()
+
+    def _distill_llm(self):
+        """The configured provider for distilling, or None (the offline distiller) when there is none."""
+        if self._llm is not DEFAULT:
+            return self._llm
+        from brain_core.errors import ProviderError
+        from brain_core.llm import make_provider
+
+        try:
+            return make_provider(self.config)
+        except ProviderError:
+            return None
+
+    # -- the sweep and the index, in subprocesses ----------------------------------------------------------
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.config.get("tray.harvest_paused", False))
+
+    def set_paused(self, paused: bool) -> None:
+        self.config.set("tray.harvest_paused", bool(paused))
+        self._save_config()
+        self._refresh_state()
+
+    def harvest_now(self, *, manual: bool = True) -> bool:
+        """Run ``aida brain harvest`` in a subprocess; False when one is already running or paused."""
+        if not manual and (self.paused or self.config.get("machine.role", "writer") == "reader"):
+            return False
+        args = ["--brain", str(self.root), "brain", "harvest"] + (["--now"] if manual else [])
+        return self._run("harvest", args, self._harvested)
+
+    def _harvested(self, ok: bool, out: str) -> None:
+        self.harvestFinished.emit(ok, out)
+        if not ok:
+            self._fail("harvesting", out or "The harvest sweep failed; run `aida brain harvest` to see why.")
+
+    def check_head(self) -> bool:
+        """Rebuild the catalog in the background when HEAD moved (a pull, a hand edit committed)."""
+        from types import SimpleNamespace
+
+        from brain_core.ask import git_head
+
+        if not (self.root / ".git").exists():
+            return False
+        head = git_head(SimpleNamespace(root=self.root, head=lambda: None))  # reads .git, no subprocess
+        moved = self._last_head is not None and head != self._last_head
+        self._last_head = head
+        if moved:
+            return self._run("index", ["--brain", str(self.root), "brain", "index"], None)
+        return False
+
+    def _run(self, name: str, args: list[str], on_finished: Callable[[bool, str], None] | None) -> bool:
+        if name in self._processes:
+            return False
+        argv = self._command(*args)
+        proc = QProcess(self)
+        proc.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        self._processes[name] = proc
+
+        def finished(code: int, status) -> None:
+            out = bytes(proc.readAll().data()).decode("utf-8", errors="replace").strip()
+            last = out.splitlines()[-1] if out else ""
+            self._processes.pop(name, None)
+            proc.deleteLater()
+            ok = status == QProcess.ExitStatus.NormalExit and code == 0
+            if on_finished is not None:
+                on_finished(ok, last)
+            self._refresh_state()
+
+        def error(err) -> None:
+            if err == QProcess.ProcessError.FailedToStart:
+                self._processes.pop(name, None)
+                if on_finished is not None:
+                    on_finished(False, f"{argv[0]} could not be started; reinstall Aida.")
+                self._refresh_state()
+
+        proc.finished.connect(finished)
+        proc.errorOccurred.connect(error)
+        proc.start(argv[0], argv[1:])
+        self._refresh_state()
+        return True
+
+    def running(self, name: str) -> bool:
+        return name in self._processes
+
+    # -- settings ------------------------------------------------------------------------------------------
+
+    def _save_config(self) -> None:
+        try:
+            self.config.save()
+        except (BrainError, OSError) as e:
+            self._fail("saving the settings", f"The settings could not be saved ({e}); check that "
+                       f"{self.config.path.parent} is writable.")
+
+    def apply_settings(self) -> None:
+        """The settings dialog saved: rebuild what depends on them on next use."""
+        new_root = self.config.brain_path()
+        self._transcriber = None if not _injected(self._transcriber) else self._transcriber
+        if new_root != self.root:
+            self.front.close()
+            self.back.close()
+            self.root = new_root
+            self._last_head = None
+        self.settingsChanged.emit()
+        self._refresh_state()
+
+    # -- state -----------------------------------------------------------------------------------------------
+
+    def state(self) -> str:
+        if self._recording:
+            return "listening"
+        if self.front.pending or self.back.pending or self._processes:
+            return "working"
+        if time.monotonic() - self._last_error_at < 10:
+            return "error"
+        if self.paused:
+            return "paused"
+        return "idle"
+
+    def _busy(self) -> None:
+        QTimer.singleShot(0, self._refresh_state)  # after the job is queued
+
+    def _refresh_state(self) -> None:
+        state = self.state()
+        if state != self._state:
+            self._state = state
+            self.stateChanged.emit(state)
+        if state == "error":
+            QTimer.singleShot(10_500, self._refresh_state)  # the error badge fades by itself
+
+    def _fail(self, what: str, message: str) -> None:
+        self._last_error_at = time.monotonic()
+        self.failed.emit(what, message)
+        QTimer.singleShot(0, self._refresh_state)
+
+    def shutdown(self) -> None:
+        for proc in list(self._processes.values()):
+            proc.kill()
+            proc.waitForFinished(2000)
+        self._processes.clear()
+        if self._recording:
+            self._recording = False
+            try:
+                self.audio_source().stop()
+            except BrainError:
+                pass  # quitting: a microphone that fails to close is released with the process
+        self.front.close()
+        self.back.close()
+
+
+def _injected(obj: Any) -> bool:
+    """A transcriber handed in by a test or a benchmark is kept across settings changes."""
+    from brain_core.voice.transcribe import WhisperTranscriber
+
+    return obj is not None and not isinstance(obj, WhisperTranscriber)
+

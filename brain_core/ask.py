@@ -1,0 +1,279 @@
+"""The ask pipeline: route -> (live source | recall -> lessons) -> answer -> run record.
+
+One function, :func:`ask`, serves the CLI, the MCP server and the tray alike. The router decides
+for free whether the brain is consulted at all (and newest-first or nearest-by-meaning), or
+whether a live source answers. Recalled hits are re-ranked by lessons from earlier feedback on
+similar questions, whose "why" texts also reach the LLM as corrections. The answer comes from the
+configured provider, or offline from the records themselves; a provider that is down falls back to
+the offline answer, marked as such. Every ask leaves a run record (:mod:`brain_core.runs`).
+
+A repeat-answer cache (``.aida/cache/answers/``) is keyed by the normalised question, the brain's
+git HEAD (any new memory or lesson is a commit, so it invalidates) and the provider; it is bypassed
+for time-sensitive and live questions and never stores a fallback answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from . import lessons as lessons_mod
+from . import runs
+from .errors import InvalidInput, ProviderError
+from .live import LiveAnswer, LiveSource, answer_live
+from .llm import make_provider
+from .llm.none import extract
+from .records import now_iso
+from .router import Route, Router, load_router
+
+DEFAULT = object()  # "use the configured provider"
+CACHE_DIR = Path(".aida") / "cache" / "answers"
+NOT_MEMORY = ("That doesn't look like a question about your memory, so nothing was recalled, and no language model "
+              "is set up to answer it; ask \"what did I say about ...\" to search your brain, or set llm.provider.")
+SYSTEM_MEMORY = (
+    "You are Aida, the user's personal memory. Answer the question from the numbered records below, briefly and "
+    "plainly. Cite every record you use as [key, date]. If the records do not answer the question, say so; never "
+    "invent facts that are not in them."
+)
+SYSTEM_PLAIN = "You are Aida, a concise assistant. Answer the question briefly and plainly."
+MAX_BODY_IN_PROMPT = 1500
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    question: str
+    route: Route
+    run_id: str
+    provider: str = "none"
+    model: str | None = None
+    hits: tuple = ()
+    cited: tuple[str, ...] = ()
+    fallback: str | None = None  # why the offline answer was used instead of the provider
+    cached: bool = False
+    live: LiveAnswer | None = None
+    corrections: tuple[str, ...] = ()
+    run: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def to_json(self, with_run: bool = False) -> dict[str, Any]:
+        out = {
+            "answer": self.text, "question": self.question, "run_id": self.run_id, "route": self.route.to_json(),
+            "provider": self.provider, "model": self.model, "fallback": self.fallback, "cached": self.cached,
+            "hits": [h.to_json() if hasattr(h, "to_json") else h for h in self.hits], "cited": list(self.cited),
+            "live": self.live.to_json() if self.live else None, "corrections": list(self.corrections),
+        }
+        if with_run:
+            out["run"] = self.run
+        return out
+
+
+def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = None, k: int | None = None,
+        explain: bool = False, live_source: LiveSource | None = None) -> Answer:
+    """Answer ``question`` from ``brain``. ``llm=None`` forces the offline answer."""
+    started = time.perf_counter()
+    question = " ".join((question or "").split())
+    if not question:
+        raise InvalidInput("The question is empty; ask something, e.g. aida ask \"what did I decide about the queue\".")
+    cfg = brain.config
+    k = int(k or cfg.get("ask.k", 5))
+    marks: dict[str, float] = {}
+    route = (router or load_router(brain.root)).decide(question)
+    marks["route"] = time.perf_counter()
+
+    fallback = None
+    if llm is DEFAULT:
+        try:
+            llm = make_provider(cfg)
+        except ProviderError as e:
+            llm, fallback = None, str(e)
+    run = {"id": runs.new_run_id(), "at": now_iso(), "question": question, "route": route.to_json(),
+           "provider": {"name": getattr(llm, "name", "none"), "model": getattr(llm, "model", None)},
+           "cached": False, "fallback": None, "consulted": [], "lessons": [], "live": None,
+           "usage": None, "cost_usd": None}
+
+    cache_key = None
+    if cfg.get("ask.cache", True) and not route.time_sensitive and route.live is None and not fallback:
+        cache_key = _cache_key(brain, question, llm, k)
+        hit = _cache_get(brain.root, cache_key)
+        if hit is not None:
+            run.update(cached=True, answer=hit["text"], consulted=hit.get("consulted", []), cached_from=hit.get("run_id"))
+            run["provider"] = hit.get("provider") or run["provider"]
+            return _finish(brain, run, started, marks, Answer(
+                text=hit["text"], question=question, route=route, run_id=run["id"], provider=run["provider"]["name"],
+                model=run["provider"].get("model"), cited=tuple(hit.get("cited", ())), cached=True))
+
+    if route.live:
+        live = answer_live(route.live, question, cfg, live_source)
+        marks["live"] = time.perf_counter()
+        run.update(live=live.to_json(), answer=live.text, provider={"name": f"live:{route.live}", "model": None})
+        return _finish(brain, run, started, marks, Answer(
+            text=live.text, question=question, route=route, run_id=run["id"], provider=f"live:{route.live}", live=live))
+
+    hits, found = [], []
+    if route.recall:
+        found = lessons_mod.similar_lessons(brain, question)
+        marks["lessons"] = time.perf_counter()
+        widen = any(lesson.blamed for lesson in found)
+        hits = brain.recall(question, k=k * 3 if widen else k, recent=route.mode == "recency", explain=explain)
+        hits = lessons_mod.rerank(hits, found)[:k]
+        marks["recall"] = time.perf_counter()
+    notes = tuple(lessons_mod.corrections(found))
+    run["lessons"] = [lesson.to_json() for lesson in found]
+
+    text, cited, usage = _answer(question, route, hits, notes, llm)
+    if isinstance(text, ProviderError):  # the provider failed: fall back, and say so
+        fallback = str(text)
+        text, cited, usage = _answer(question, route, hits, notes, None)
+    if fallback:
+        text = f"[offline answer: {fallback}]\n{text}"
+    marks["answer"] = time.perf_counter()
+
+    run.update(answer=text, fallback=fallback, usage=usage, cost_usd=_cost(cfg, usage),
+               consulted=[_consulted(h, cited) for h in hits])
+    answer = Answer(text=text, question=question, route=route, run_id=run["id"],
+                    provider=run["provider"]["name"] if not fallback else "none",
+                    model=run["provider"]["model"] if not fallback else None, hits=tuple(hits), cited=tuple(cited),
+                    fallback=fallback, corrections=notes)
+    if cache_key and not fallback:
+        _cache_put(brain.root, cache_key, {"text": text, "cited": list(cited), "consulted": run["consulted"],
+                                            "provider": run["provider"], "run_id": run["id"], "at": run["at"]})
+    return _finish(brain, run, started, marks, answer)
+
+
+def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm) -> tuple[Any, list[str], dict | None]:
+    """``(text, cited ids, usage)``; text is the :class:`ProviderError` when the provider failed."""
+    if llm is None:
+        if not route.recall:
+            return NOT_MEMORY, [], None
+        ex = extract(question, hits, corrections=notes)
+        return ex.text, list(ex.cited), None
+    system, user = build_prompt(question, hits if route.recall else None, notes)
+    try:
+        if hasattr(llm, "complete_full"):
+            done = llm.complete_full(system, user)
+            text, usage = done.text, {"input_tokens": done.input_tokens, "output_tokens": done.output_tokens,
+                                      "attempts": done.attempts, "model": done.model}
+        else:
+            text, usage = llm.complete(system, user), None
+    except ProviderError as e:
+        return e, [], None
+    cited = [h.record.id for h in hits if h.record.key and h.record.key in text] or [h.record.id for h in hits[:1]]
+    return text, cited, usage
+
+
+def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The system and user prompts. ``hits=None``: a question the router kept out of the brain."""
+    system = SYSTEM_MEMORY if hits is not None else SYSTEM_PLAIN
+    if corrections:
+        system += ("\n\nCorrections the user gave on earlier answers to similar questions (follow them):\n"
+                   + "\n".join(f"- {c}" for c in corrections))
+    if hits is None:
+        return system, question
+    if not hits:
+        return system, f"Records: none were found.\n\nQuestion: {question}"
+    lines = []
+    for i, h in enumerate(hits, 1):
+        r = h.record
+        body = r.body if len(r.body) <= MAX_BODY_IN_PROMPT else r.body[:MAX_BODY_IN_PROMPT] + "…"
+        lines.append(f"[{i}] {r.key} ({str(r.created)[:10]}, {r.type}, from {r.profile}):\n{body}")
+    return system, "Records:\n" + "\n\n".join(lines) + f"\n\nQuestion: {question}"
+
+
+def _consulted(hit, cited: list[str]) -> dict[str, Any]:
+    r = hit.record
+    out = {"id": r.id, "key": r.key, "path": hit.path, "type": r.type, "created": r.created,
+           "score": round(float(hit.score), 6), "cited": r.id in cited}
+    if hit.explain:
+        out["explain"] = hit.explain
+    return out
+
+
+def _finish(brain, run: dict, started: float, marks: dict[str, float], answer: Answer) -> Answer:
+    last, timings = started, {}
+    for name, t in marks.items():
+        timings[name] = round((t - last) * 1000, 3)
+        last = t
+    timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+    run["timings_ms"] = timings
+    runs.save(brain.root, run)
+    keep = float(brain.config.get("ask.runs_keep_days", runs.DEFAULT_KEEP_DAYS))
+    runs.prune(brain.root, keep)
+    _cache_prune(brain.root, keep)
+    return replace(answer, run=run)
+
+
+# -- the repeat-answer cache ----------------------------------------------------------------------
+
+
+def normalise(question: str) -> str:
+    """Case, accents' composition, punctuation and spacing do not make a question different."""
+    text = unicodedata.normalize("NFKC", question).casefold()
+    return " ".join(re.sub(r"[^\w\s'-]", " ", text).split())
+
+
+def git_head(brain) -> str:
+    """The brain's HEAD commit, read from ``.git`` directly (no subprocess on every question)."""
+    git = Path(brain.root) / ".git"
+    try:
+        ref = (git / "HEAD").read_text(encoding="utf-8").strip()
+        if not ref.startswith("ref: "):
+            return ref
+        name = ref[5:].strip()
+        loose = git / name
+        if loose.is_file():
+            return loose.read_text(encoding="utf-8").strip()
+        for line in (git / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + name):
+                return line.split(" ", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        pass
+    return brain.head() or "no-head"
+
+
+def _cache_key(brain, question: str, llm, k: int) -> str:
+    who = f"{getattr(llm, 'name', 'none')}|{getattr(llm, 'model', '')}|{getattr(llm, 'base_url', '')}"
+    raw = "\0".join((normalise(question), git_head(brain), who, str(k)))
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def _cache_get(root: Path, key: str) -> dict | None:
+    path = Path(root) / CACHE_DIR / f"{key}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        path.unlink(missing_ok=True)  # a torn or hand-edited entry: forget it, answer afresh
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("text"), str) else None
+
+
+def _cache_put(root: Path, key: str, entry: dict) -> None:
+    runs.write_local(Path(root) / CACHE_DIR / f"{key}.json", json.dumps(entry, ensure_ascii=False, sort_keys=True))
+
+
+def _cache_prune(root: Path, keep_days: float) -> None:
+    """Entries for an old HEAD are never hit again; they go with the runs, by age."""
+    folder = Path(root) / CACHE_DIR
+    if not folder.is_dir():
+        return
+    runs.prune_folder(folder, keep_days)
+
+
+def _cost(cfg, usage: dict | None) -> float | None:
+    """Cost in USD when the settings give prices (``llm.price.input_per_mtok``/``output_per_mtok``)."""
+    price = cfg.get("llm.price", None)
+    if not usage or not isinstance(price, dict):
+        return None
+    try:
+        cost = (usage.get("input_tokens") or 0) * float(price.get("input_per_mtok", 0)) / 1e6
+        cost += (usage.get("output_tokens") or 0) * float(price.get("output_per_mtok", 0)) / 1e6
+    except (TypeError, ValueError):
+        return None
+    return round(cost, 6)

@@ -1,0 +1,49 @@
+"""``aida hooks install claude|codex|gemini [--dry-run]`` and ``aida mcp``."""
+
+from __future__ import annotations
+
+import sys
+
+TOOLS = ("claude", "codex", "gemini")
+
+
+def register(sub, groups) -> None:
+    h = sub.add_parser("hooks", help="connect Claude Code, Codex or Gemini CLI: harvest hook and MCP registration")
+    hsub = h.add_subparsers(dest="hooks_command", metavar="SUBCOMMAND")
+    h.set_defaults(func=lambda a, c: h.print_help() or 2)
+    p = hsub.add_parser("install", help="add Aida's harvest hook to the agent's settings (idempotent, with a backup)")
+    p.add_argument("tool", choices=TOOLS)
+    p.add_argument("--dry-run", action="store_true", help="show the change as a diff and write nothing")
+    p.set_defaults(func=cmd_install)
+
+    p = sub.add_parser("mcp", help="serve the brain to coding agents over MCP (stdio): recall, remember, recent")
+    p.set_defaults(func=cmd_mcp)
+
+
+def cmd_install(args, ctx) -> int:
+    from ..hooks import apply, mcp_registration, plan_install
+
+    plan = plan_install(args.tool, brain=ctx.brain_arg)
+    if not plan.changed:
+        print(f"{plan.path}: Aida's hook is already installed; nothing to change.")
+    elif args.dry_run:
+        print(plan.diff(), end="")
+        print(f"(dry run: {plan.path} was not changed)")
+    else:
+        backup = apply(plan)
+        print(f"Installed Aida's harvest hook in {plan.path}" + (f" (backup: {backup})" if backup else ""))
+    for note in plan.notes:
+        print(f"Note: {note}")
+    print("\nTo let the agent recall and remember through MCP, register Aida's server:")
+    print(mcp_registration(args.tool, brain=ctx.brain_arg))
+    return 0
+
+
+def cmd_mcp(args, ctx) -> int:
+    if sys.stdin.isatty():
+        print("aida mcp speaks the MCP protocol on stdin/stdout; start it from an agent "
+              "(see `aida hooks install <agent>` for the registration).", file=sys.stderr)
+    from ..mcp_server import serve
+
+    serve(ctx.brain_path(), config=ctx.config)
+    return 0

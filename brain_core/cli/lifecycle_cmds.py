@@ -1,0 +1,216 @@
+"""``aida brain consolidate | compile | cluster | publish | maintain | budget | sync | counter``."""
+
+from __future__ import annotations
+
+import json
+
+
+def register(sub, groups) -> None:
+    g = groups["brain"]
+
+    p = g.add_parser("consolidate", help="merge related events into durable records (judged; originals archived)")
+    p.add_argument("--dry-run", action="store_true", help="show the proposals and verdicts, write nothing")
+    p.add_argument("--keep", metavar="PATH", help="resolve a listed contradiction by keeping the record at PATH")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_consolidate)
+
+    p = g.add_parser("compile", help="write the lessons about each topic into knowledge/<slug>.md pages")
+    p.add_argument("--dry-run", action="store_true", help="list the pages that would change, write nothing")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compile)
+
+    p = g.add_parser("cluster", help="propose knowledge pages from clusters of related records")
+    p.add_argument("--dry-run", action="store_true", help="list the clusters, write nothing")
+    p.add_argument("--accept", metavar="SLUG", help="accept a proposal: move it into knowledge/")
+    p.add_argument("--reject", metavar="SLUG", help="reject a proposal: move it to archive/proposals/")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_cluster)
+
+    p = g.add_parser("publish", help="promote accepted knowledge pages into wiki/")
+    p.add_argument("--dry-run", action="store_true", help="list what would be published, write nothing")
+    p.add_argument("slugs", nargs="*", metavar="SLUG", help="only these pages (default: every accepted page)")
+    p.set_defaults(func=cmd_publish)
+
+    p = g.add_parser("maintain", help="the nightly pass: expiry, decay, archive, lint, INDEX.md")
+    p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_maintain)
+
+    p = g.add_parser("budget", help="INDEX.md against its character budget (exit 0 within, 1 over, "
+                                    "2 past truncation, 3 missing)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_budget)
+
+    p = g.add_parser("sync", help="pull (rebase) then push through the brain's git remote")
+    p.add_argument("--remote", help="the git remote (default: sync.remote, else origin)")
+    p.add_argument("--no-push", action="store_true", help="pull only")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sync)
+
+    p = g.add_parser("counter", help="hand out the next number of a counter (task numbers), unique across machines")
+    p.add_argument("name", nargs="?", default="task", help="the counter (default: task)")
+    p.add_argument("--peek", action="store_true", help="show the next number without handing it out")
+    p.set_defaults(func=cmd_counter)
+
+
+def _dump(obj) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def cmd_consolidate(args, ctx) -> int:
+    from ..lifecycle.consolidate import consolidate, resolve
+
+    brain = ctx.open_brain()
+    if args.keep:
+        out = resolve(brain, args.keep)
+        if args.json:
+            _dump(out.to_json())
+        else:
+            print(f"Kept {args.keep} as {out.written}; archived {len(out.archived)} event(s).")
+        return 0
+    report = consolidate(brain, dry_run=args.dry_run)
+    if args.json:
+        _dump(report.to_json())
+        return 0
+    verb = "would merge" if report.dry_run else "merged"
+    for o in report.outcomes:
+        d = o.proposal.draft
+        mark = "pass" if o.verdict.ok else "FAIL"
+        print(f"[{mark}] {d.profile}/{d.key} ({d.type}) from {len(o.proposal.originals)} records ({o.proposal.why})")
+        for r in o.verdict.reasons:
+            print(f"    - {r}")
+        if o.written:
+            print(f"    wrote {o.written}; archived {len(o.archived)} event(s)")
+    for c in report.contradictions:
+        print(f"[contradiction] {c.profile}/{c.key}: choose one with `aida brain consolidate --keep PATH`")
+        for path in c.paths:
+            print(f"    {path}")
+        for d in c.details[:5]:
+            print(f"    - {d}")
+    passed = sum(1 for o in report.outcomes if o.verdict.ok)
+    print(f"{len(report.outcomes)} proposal(s), {passed} {verb} (judge: {report.judge}); "
+          f"{len(report.contradictions)} contradiction(s) for you to resolve.")
+    return 0
+
+
+def cmd_compile(args, ctx) -> int:
+    from ..lifecycle.compile import compile_lessons
+
+    report = compile_lessons(ctx.open_brain(), dry_run=args.dry_run)
+    if args.json:
+        _dump(report.to_json())
+        return 0
+    for path, n in report.pages:
+        state = ("would change" if report.dry_run else "written") if path in report.written else "unchanged"
+        print(f"{path}: {n} lessons ({state})")
+    print(f"{len(report.pages)} page(s); {report.waiting} lesson(s) wait for more on their topic.")
+    return 0
+
+
+def cmd_cluster(args, ctx) -> int:
+    from ..lifecycle import cluster
+
+    brain = ctx.open_brain()
+    if args.accept:
+        print(f"Accepted: {cluster.accept(brain, args.accept)}")
+        return 0
+    if args.reject:
+        print(f"Rejected: {cluster.reject(brain, args.reject)}")
+        return 0
+    found = cluster.write_proposals(brain, dry_run=args.dry_run)
+    if args.json:
+        _dump([{"slug": p.slug, "title": p.title, "path": p.path, "sources": [d.path for d in p.members]}
+               for p in found])
+        return 0
+    for p in found:
+        print(f"{p.path}: {p.title} ({len(p.members)} records)")
+    if found and not args.dry_run:
+        print("Read and edit them, then `aida brain cluster --accept SLUG` (or --reject SLUG).")
+    elif not found:
+        print("No new clusters worth a page.")
+    return 0
+
+
+def cmd_publish(args, ctx) -> int:
+    from ..lifecycle.publish import publish
+
+    report = publish(ctx.open_brain(), args.slugs or None, dry_run=args.dry_run)
+    for src, dst in report.pages:
+        state = ("would change" if report.dry_run else "written") if dst in report.written else "unchanged"
+        print(f"{src} -> {dst} ({state})")
+    if not report.pages:
+        print("No accepted pages to publish; accept one with `aida brain cluster --accept SLUG`.")
+    return 0
+
+
+def cmd_maintain(args, ctx) -> int:
+    from ..lifecycle.maintain import maintain
+
+    report = maintain(ctx.open_brain(), dry_run=args.dry_run)
+    if args.json:
+        _dump(report.to_json())
+        return 0
+    would = "would be " if report.dry_run else ""
+    if report.reader:
+        print("This machine is a reader: nothing was written.")
+    print(f"Scored {report.scored} records; {report.low_value} low-value.")
+    print(f"Expired and {would}marked stale: {len(report.expired)}")
+    for path in report.expired:
+        print(f"    {path}")
+    print(f"Archived ({would}moved, nothing deleted): {len(report.archived)}")
+    for src, dst in report.archived:
+        print(f"    {src} -> {dst}")
+    print(f"INDEX.md: {report.index_loaded} entries, {report.index_chars} characters; "
+          f"{report.index_shelved} on the shelf.")
+    print(f"Lint: {len(report.problems)} problem(s)" + (" (see `aida brain lint`)" if report.problems else ""))
+    return 0
+
+
+def cmd_budget(args, ctx) -> int:
+    from ..lifecycle.tier_index import check_budget
+
+    check = check_budget(ctx.open_brain())
+    if args.json:
+        _dump({"code": check.code, "chars": check.chars, "cap": check.cap, "truncate": check.truncate,
+               "message": check.message})
+    else:
+        print(check.message)
+    return check.code
+
+
+def cmd_sync(args, ctx) -> int:
+    from ..sync import sync
+
+    report = sync(ctx.open_brain(), remote=args.remote, push=not args.no_push)
+    if args.json:
+        _dump(report.to_json())
+        return 0
+    if report.lock_cleared:
+        print("Cleared a stale .git/index.lock left by a crashed git.")
+    if report.committed_local_edits:
+        print(f"Committed {report.committed_local_edits} file(s) changed outside Aida.")
+    print(f"Pulled {report.pulled} commit(s) from {report.remote}/{report.branch}; pushed {report.pushed}"
+          + (f"; {report.held_back} local commit(s) kept here (this machine is a reader)" if report.held_back else "")
+          + ".")
+    for c in report.conflicts:
+        print(f"[conflict] {c.path}: {c.resolution}")
+    for name, nums in report.duplicates.items():
+        for n, paths in nums.items():
+            print(f"[duplicate {name} {n}] held by {', '.join(paths)}; renumber one of them")
+    if report.counters:
+        print("Next numbers: " + ", ".join(f"{k} {v}" for k, v in report.counters.items()))
+    print(f"Index: {report.index}")
+    return 0
+
+
+def cmd_counter(args, ctx) -> int:
+    from ..sync import Counters, require_writer
+
+    brain = ctx.open_brain()
+    counters = Counters(brain)
+    if args.peek:
+        print(counters.peek(args.name))
+        return 0
+    require_writer(brain.config, "hand out numbers")
+    print(counters.allocate(args.name))
+    return 0

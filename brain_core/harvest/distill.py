@@ -1,0 +1,327 @@
+"""The distiller: from a transcript, 0 to 5 records worth keeping.
+
+One interface, two implementations. With no model (the default), an extractive distiller keeps
+the sentences that state a decision, a rule or a preference ("we decided", "always", "never",
+"from now on", "I prefer"...), said by the person rather than narrated by the agent, and never
+anything from tool output. With a provider, the model is asked for decisions with their reasons,
+and its answer must pass a strict schema; an answer that does not is rejected whole (a
+:class:`ProviderError`), never partly written. Either may return nothing: most sessions hold
+nothing durable, and an empty harvest is a correct one.
+
+The voice pipeline distills meeting transcripts through the same :func:`distill`; text without
+``[user]``/``[assistant]`` markers is read as plain speech.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ..errors import ProviderError
+
+MAX_RECORDS = 5
+RECORD_TYPES = ("decision", "instruction", "preference", "fact")
+
+
+def distill(text: str, *, profile: str, source: str, context: dict | None = None, llm=None) -> list[dict]:
+    """Propose 0..5 records (dicts with type, key, tags, body, profile, source) from ``text``.
+
+    ``context`` may hold ``project`` (becomes a ``project:<name>`` tag), ``title`` and ``tags``.
+    ``llm`` is a provider from :func:`brain_core.llm.make_provider`; ``None`` or the ``none``
+    provider selects the extractive distiller.
+    """
+    context = dict(context or {})
+    if llm is None or getattr(llm, "name", "none") == "none":
+        return extractive(text, profile=profile, source=source, context=context)
+    return with_llm(text, llm, profile=profile, source=source, context=context)
+
+
+def base_tags(context: dict) -> list[str]:
+    tags = []
+    if context.get("project"):
+        tags.append(f"project:{_slug(str(context['project']), 40) or 'unknown'}")
+    for t in context.get("tags") or ():
+        if t and t not in tags:
+            tags.append(str(t))
+    return tags
+
+
+# =============================================================================== extractive
+_ROLE_MARK = re.compile(r"(?m)^\[(user|assistant|tool)\] ")
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_SPEAKER = re.compile(r"^\s*(?:\[[\d:.,\s-]+\]\s*)?(?:[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}:\s+)?")
+_EMPHASIS = re.compile(r"\*\*|__")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(\[*])")
+_CODE_LINE = re.compile(r"^(?:\s{4,}|\t|[+@>$#]|\*\*\*|diff |Traceback|File \"|\s*at [\w.$]+\()")
+
+_Cue = tuple[str, re.Pattern, float]
+CUES: tuple[_Cue, ...] = (
+    ("decision", re.compile(r"\bwe(?:'ve| have)? (?:decided|agreed|settled|chosen)\b|\bdecided (?:to|that|on|against)\b"
+                            r"|\b(?:the )?decision (?:is|was)\b|\bdecision:|\blet'?s go with\b|^go with\b|\bgo with\b"
+                            r"|\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b|\bsettled on\b|\bopted (?:to|for)\b"
+                            r"|\b(?:team|project|house) (?:policy|rule|convention)\b|\bfrom now on\b|\bgoing forward\b"
+                            r"|\bthe plan is\b|\bwe(?:'re| are) (?:going|moving) (?:with|to)\b"), 3.0),
+    ("instruction", re.compile(r"\balways\b|\bnever\b|\bmust(?:n't| not)?\b|\bdon'?t\b|\bdo not\b|\bmake sure (?:to|that|you)\b"
+                               r"|\bshould (?:always|never|not)\b|\bthe rule is\b|\bremember (?:to|that)\b"
+                               r"|\bin (?:the )?future\b|\bavoid\b|\bno more\b|\bstop (?:using|doing)\b"), 2.0),
+    ("preference", re.compile(r"\bi (?:really )?(?:prefer|like|want|hate|dislike)\b|\bi'?d rather\b|\bi would rather\b"
+                              r"|\bprefer(?:s|red)?\b|\bplease (?:use|keep|avoid|write|prefer)\b|\bmy preference\b"), 2.0),
+)
+_REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\botherwise\b|\bthe reason\b|\bdue to\b|\bwhich means\b|\bto avoid\b")
+_HEDGE = re.compile(r"\bmaybe\b|\bperhaps\b|\bmight\b|\bnot sure\b|\bi think\b|\bi guess\b|\bwondering\b|\bcould we\b|\bshould we\b")
+_TEMPORARY = re.compile(r"\bfor now\b|\bthis time\b|\bjust this once\b|\btemporar(?:y|ily)\b|\bright now\b|\bfor this (?:run|test|session)\b")
+_NARRATION = re.compile(r"^(?:let me|i'll|i will|i'm going to|i am going to|now i|next,? i|first,? i|i've|i have)\b")
+_SKIP = re.compile(r"\bnever mind\b|\bnevermind\b|\[REDACTED:|^(?:ok|okay|thanks|thank you|yes|no|sure)\b[.!]?$")
+_ANAPHOR = re.compile(r"^(?:that|this|it|these|those|make that|make this|so|and|which)\b", re.I)
+_REASON_LEAD = re.compile(r"^(?:because|that'?s because|the reason|this is because|since|otherwise)\b", re.I)
+ROLE_WEIGHT = {"user": 1.0, "plain": 1.0, "assistant": 0.6}
+THRESHOLD = 2.0
+
+
+@dataclass
+class _Sentence:
+    text: str
+    role: str
+    turn: int
+    index: int  # position within its turn
+    score: float = 0.0
+    type: str = ""
+
+
+def extractive(text: str, *, profile: str, source: str, context: dict | None = None) -> list[dict]:
+    """The offline distiller: decision, rule and preference sentences, grouped per statement."""
+    context = dict(context or {})
+    turns = _split_turns(text)
+    sentences: list[list[_Sentence]] = []
+    for n, (role, body) in enumerate(turns):
+        if role == "tool":
+            sentences.append([])
+            continue
+        items = [_Sentence(s, role, n, i) for i, s in enumerate(_sentences(body))]
+        for s in items:
+            _score(s)
+        sentences.append(items)
+
+    groups: list[tuple[float, str, list[_Sentence]]] = []
+    for items in sentences:
+        chosen = [s for s in items if s.score >= THRESHOLD]
+        for s in chosen:
+            group = [s]
+            prev = items[s.index - 1] if s.index > 0 else None
+            if prev is not None and _ANAPHOR.match(s.text) and not prev.text.endswith("?"):
+                group.insert(0, prev)
+            nxt = items[s.index + 1] if s.index + 1 < len(items) else None
+            if nxt is not None and _REASON_LEAD.match(nxt.text):
+                group.append(nxt)
+            groups.append((s.score, s.type, group))
+    merged = _merge_groups(groups)
+    merged.sort(key=lambda g: -g[0])
+
+    records: list[dict] = []
+    kept_words: list[set[str]] = []
+    for score, rtype, group in merged:
+        body = " ".join(s.text for s in group)
+        words = _content_words(body)
+        if not words or any(_jaccard(words, w) >= 0.6 for w in kept_words):
+            continue
+        kept_words.append(words)
+        records.append({
+            "type": rtype, "key": make_key(body), "tags": base_tags(context),
+            "body": body, "profile": profile, "source": source,
+        })
+        if len(records) == MAX_RECORDS:
+            break
+    return records
+
+
+def _split_turns(text: str) -> list[tuple[str, str]]:
+    marks = list(_ROLE_MARK.finditer(text))
+    if not marks:
+        return [("plain", text)]
+    out = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        out.append((m.group(1), text[m.end():end]))
+    return out
+
+
+def _sentences(body: str) -> list[str]:
+    body = _FENCE.sub("\n", body)
+    out: list[str] = []
+    for line in body.splitlines():
+        if not line.strip() or _CODE_LINE.match(line):
+            continue
+        line = _BULLET.sub("", _SPEAKER.sub("", line, count=1), count=1).strip()
+        for s in _SENTENCE_END.split(line):
+            s = _EMPHASIS.sub("", s).strip()
+            if len(s) >= 20 and len(s.split()) >= 4 and len(s) <= 600:
+                out.append(s)
+    return out
+
+
+def _score(s: _Sentence) -> None:
+    low = s.text.lower()
+    if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
+        return
+    best, score = "", 0.0
+    for rtype, rx, weight in CUES:
+        if rx.search(low):
+            score += weight if not best else 0.5
+            best = best or rtype
+    if not best:
+        return
+    if _REASON.search(low):
+        score += 1.0
+    if _HEDGE.search(low):
+        score -= 2.0
+    if _TEMPORARY.search(low):
+        score -= 2.0
+    if _NARRATION.match(low):
+        score -= 2.0
+    s.score = score * ROLE_WEIGHT.get(s.role, 1.0)
+    s.type = best
+
+
+def _merge_groups(groups):
+    """Statements built from overlapping sentences become one record (the best score wins)."""
+    merged: list[tuple[float, str, list[_Sentence]]] = []
+    for score, rtype, group in groups:
+        ids = {(s.turn, s.index) for s in group}
+        for i, (mscore, mtype, mgroup) in enumerate(merged):
+            mids = {(s.turn, s.index) for s in mgroup}
+            if ids & mids or _adjacent(ids, mids):
+                union = sorted({(s.turn, s.index): s for s in mgroup + group}.values(), key=lambda s: (s.turn, s.index))
+                if len(union) <= 3:
+                    best = (mscore, mtype) if mscore >= score else (score, rtype)
+                    merged[i] = (max(mscore, score) + 0.5, best[1], union)
+                    break
+        else:
+            merged.append((score, rtype, list(group)))
+    return merged
+
+
+def _adjacent(a: set, b: set) -> bool:
+    return any((t, i + 1) in b or (t, i - 1) in b for t, i in a)
+
+
+# Words that say *how* something was stated, not what it is about: left out of keys.
+_STOP = frozenset(
+    "a an the and or but so to of in on at by for with from as is are was were be been being it its this that "
+    "these those we i you he she they our my your their me us them go going went decided decide decision agreed "
+    "always never must dont don't do not make sure should would could will shall let lets let's from now forward "
+    "then than also just only please prefer rather like want use using used policy rule team every each all any "
+    "because since which when where there here into over after before about what who how why".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP and len(w) > 1}
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / max(1, len(a | b))
+
+
+def make_key(text: str, words: int = 6) -> str:
+    """A stable kebab-case key from the statement's first content words: the same statement
+    harvested twice gets the same key, so the second write supersedes (or no-ops) the first.
+    Keys become file names, which are not masked on write: the text is redacted first."""
+    from ..redact import redact
+
+    picked = []
+    for w in re.findall(r"[a-z0-9]+", redact(text).text.lower()):
+        if w in _STOP or len(w) < 2 or w in picked:
+            continue
+        picked.append(w)
+        if len(picked) == words:
+            break
+    return _slug("-".join(picked), 60) or "note"
+
+
+def _slug(text: str, limit: int) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return s[:limit].rstrip("-")
+
+
+# ====================================================================================== LLM
+SYSTEM_PROMPT = """You read a transcript of a working session between a person and a coding agent (or of a meeting) and write down what is worth remembering months from now: decisions together with the reasons for them, rules the person set, preferences they stated, and durable facts about the project.
+Leave out what the agent did step by step, tool output, plans that were abandoned, anything temporary, and the transcript itself. Never copy secrets; text shown as [REDACTED:...] stays out.
+Most sessions hold nothing durable. Then answer with an empty list; that is a good answer.
+Answer with one JSON object and nothing else, of exactly this shape:
+{"records": [{"type": "decision" | "instruction" | "preference" | "fact", "key": "short-kebab-case-topic", "body": "One to three sentences that make sense on their own, with the reason (because ...) when the transcript gives one.", "tags": ["lowercase-tag"]}]}
+At most 5 records. The key names the topic, not the wording, so that the same topic learned again gets the same key."""
+
+_KEY_RX = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_TAG_RX = re.compile(r"^[a-z0-9][a-z0-9:_./-]{0,39}$")
+_ITEM_KEYS = {"type", "key", "body", "tags"}
+
+
+def with_llm(text: str, llm, *, profile: str, source: str, context: dict | None = None) -> list[dict]:
+    """Ask the provider; validate strictly; raise :class:`ProviderError` on anything invalid."""
+    context = dict(context or {})
+    header = []
+    if context.get("kind") == "meeting":
+        header.append("This is the transcript of a meeting.")
+    for label, name in (("Project", "project"), ("Title", "title"), ("Date", "date")):
+        if context.get(name):
+            header.append(f"{label}: {context[name]}")
+    if context.get("attendees"):
+        header.append("Attendees: " + ", ".join(map(str, context["attendees"])))
+    user = "\n".join(header + ["", "Transcript:", text])
+    answer = llm.complete(SYSTEM_PROMPT, user, json=True, max_tokens=800)
+    items = validate(answer)
+    records = []
+    for item in items:
+        tags = base_tags(context)
+        for t in item.get("tags", []):
+            if t not in tags:
+                tags.append(t)
+        records.append({
+            "type": item["type"], "key": item["key"], "tags": tags,
+            "body": item["body"].strip(), "profile": profile, "source": source,
+        })
+    return records
+
+
+def validate(answer: str) -> list[dict]:
+    """The model's answer as a list of record items, or :class:`ProviderError` saying why not."""
+    if not isinstance(answer, str):
+        raise _rejected("it was not text")
+    raw = answer.strip()
+    fence = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", raw, re.S)
+    if fence:
+        raw = fence.group(1)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise _rejected("it was not JSON") from None
+    if not isinstance(data, dict) or set(data) != {"records"} or not isinstance(data["records"], list):
+        raise _rejected('it was not an object with one "records" list')
+    items = data["records"]
+    if len(items) > MAX_RECORDS:
+        raise _rejected(f"it proposed {len(items)} records, more than {MAX_RECORDS}")
+    keys = set()
+    for n, item in enumerate(items, 1):
+        where = f"record {n}"
+        if not isinstance(item, dict) or not {"type", "key", "body"} <= set(item) or set(item) - _ITEM_KEYS:
+            raise _rejected(f"{where} does not have exactly type, key, body and optional tags")
+        if item["type"] not in RECORD_TYPES:
+            raise _rejected(f"{where} has type {item['type']!r}")
+        if not isinstance(item["key"], str) or not _KEY_RX.match(item["key"]) or len(item["key"]) > 64:
+            raise _rejected(f"{where} has a key that is not a short kebab-case slug")
+        if item["key"] in keys:
+            raise _rejected(f"{where} repeats the key {item['key']}")
+        keys.add(item["key"])
+        body = item["body"]
+        if not isinstance(body, str) or not 10 <= len(body.strip()) <= 1200:
+            raise _rejected(f"{where} has a body that is missing, too short or too long")
+        tags = item.get("tags", [])
+        if not isinstance(tags, list) or len(tags) > 8 or not all(isinstance(t, str) and _TAG_RX.match(t) for t in tags):
+            raise _rejected(f"{where} has tags that are not a short list of lowercase tags")
+    return items
+
+
+def _rejected(why: str) -> ProviderError:
+    return ProviderError(f"The model's distillation was rejected because {why}; nothing was written, and the session will be retried.")

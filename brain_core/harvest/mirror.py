@@ -1,0 +1,307 @@
+"""The mirror: the agents' own memory files, copied into the brain as records, no model involved.
+
+Claude Code writes auto memory (``~/.claude/projects/<project>/memory/<topic>.md`` with YAML
+front matter, indexed by ``MEMORY.md``) and reads CLAUDE.md files; Gemini CLI keeps
+``~/.gemini/GEMINI.md`` (with its "Gemini Added Memories" section) and private project memory
+under ``~/.gemini/tmp/<project>/memory/``. Each becomes a record: the profile is the agent, the
+project becomes a ``project:<name>`` tag, the type comes from the front matter, the key is stable
+per file (so an edited file supersedes its record) and the source points back at the file.
+Secrets in those files are masked by the brain's write path like everything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..records import MAX_BODY_CHARS
+from . import env_dir, iter_jsonl
+
+# Claude's memory types -> record types.
+CLAUDE_TYPES = {"user": "preference", "feedback": "instruction", "project": "fact", "reference": "note"}
+_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+_LINK_LINE = re.compile(r"^\s*[-*]\s*\[[^\]]*\]\(([^)]+\.md)\)")
+_ADDED = re.compile(r"^##\s+Gemini Added Memories\s*$", re.M)
+
+
+def mirror(*, claude_root: Path | None = None, gemini_root: Path | None = None, projects: list[Path] | None = None) -> list[dict]:
+    """Record dicts for every memory file found (the write path no-ops on unchanged ones).
+
+    ``projects``: project folders whose CLAUDE.md / GEMINI.md to include; by default the working
+    folders the agents' own session logs name.
+    """
+    claude_root = claude_root or env_dir("CLAUDE_CONFIG_DIR", Path.home() / ".claude")
+    gemini_root = gemini_root or env_dir("GEMINI_CLI_HOME", Path.home()) / ".gemini"
+    if projects is None:
+        projects = known_projects(claude_root, gemini_root)
+    out: list[dict] = []
+    out += claude_auto_memory(claude_root)
+    out += claude_instructions(claude_root, projects)
+    out += gemini_memory(gemini_root, projects)
+    return out
+
+
+# ------------------------------------------------------------------------------------- Claude
+def claude_auto_memory(root: Path) -> list[dict]:
+    out = []
+    for memdir in sorted((root / "projects").glob("*/memory")):
+        project = claude_project_name(memdir.parent)
+        topics = {p.name for p in memdir.glob("*.md") if p.name != "MEMORY.md"}
+        for path in sorted(memdir.glob("*.md")):
+            if path.name == "MEMORY.md":
+                rec = _memory_index(path, project, topics)
+            else:
+                rec = claude_topic(path, project)
+            if rec:
+                out.append(rec)
+    return out
+
+
+def claude_topic(path: Path, project: str | None) -> dict | None:
+    """One auto-memory topic file (``name``/``description``/``metadata.type`` front matter)."""
+    text = _read(path)
+    if text is None:
+        return None
+    meta, body = front_matter(text)
+    body = body.strip()
+    if not body:
+        return None
+    kind = meta.get("type")
+    if isinstance(meta.get("metadata"), dict):
+        kind = meta["metadata"].get("type", kind)
+    description = meta.get("description")
+    if isinstance(description, str) and description.strip() and description.strip() not in body:
+        body = f"{description.strip()}\n\n{body}"
+    name = meta.get("name") if isinstance(meta.get("name"), str) else path.stem
+    modified = meta.get("modified")
+    return _record(
+        "claude", CLAUDE_TYPES.get(str(kind).lower(), "fact"), _key(project, name), body, path, project,
+        created=_iso(modified) or _mtime(path), extra_tags=[f"claude-memory:{kind}"] if kind in CLAUDE_TYPES else [],
+    )
+
+
+def _memory_index(path: Path, project: str | None, topics: set[str]) -> dict | None:
+    """MEMORY.md: lines pointing at topic files are the topic records; what is left (older
+    Claude versions kept facts here directly) becomes one note."""
+    text = _read(path)
+    if text is None:
+        return None
+    kept = []
+    for line in text.splitlines():
+        m = _LINK_LINE.match(line)
+        if m and Path(m.group(1)).name in topics:
+            continue
+        kept.append(line)
+    body = "\n".join(kept).strip()
+    if not body:
+        return None
+    return _record("claude", "note", _key(project, "memory-md"), body, path, project, created=_mtime(path))
+
+
+def claude_instructions(root: Path, projects: list[Path]) -> list[dict]:
+    """User-level ``~/.claude/CLAUDE.md`` and rules, and each known project's CLAUDE.md files."""
+    out = []
+    candidates: list[tuple[Path, str | None]] = [(root / "CLAUDE.md", None)]
+    candidates += [(p, None) for p in sorted((root / "rules").glob("*.md"))]
+    for proj in projects:
+        name = proj.name
+        for rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"):
+            candidates.append((proj / rel, name))
+        candidates += [(p, name) for p in sorted((proj / ".claude" / "rules").glob("*.md"))]
+    for path, project in candidates:
+        text = _read(path)
+        if not text or not text.strip():
+            continue
+        _, body = front_matter(text)
+        label = path.relative_to(root).as_posix() if project is None and _inside(path, root) else path.name
+        if project and path.parent.name == "rules":
+            label = f"rules-{path.stem}"
+        out.append(_record("claude", "instruction", _key(project or "user", label), body.strip(), path, project,
+                           created=_mtime(path)))
+    return out
+
+
+def claude_project_name(project_dir: Path) -> str | None:
+    """A Claude project folder's real name: the ``cwd`` its transcripts recorded; else the
+    sanitized folder name with the home prefix taken off."""
+    for transcript in sorted(project_dir.glob("*.jsonl"))[:3]:
+        try:
+            with transcript.open("r", encoding="utf-8", errors="replace") as f:
+                head = f.read(65536)
+        except OSError:
+            continue
+        for entry in iter_jsonl(head):
+            if isinstance(entry.get("cwd"), str) and entry["cwd"]:
+                return Path(entry["cwd"]).name
+    name = project_dir.name
+    home = re.sub(r"[^a-zA-Z0-9]", "-", str(Path.home()))
+    if name.startswith(home + "-"):
+        name = name[len(home) + 1:]
+    return name.strip("-") or None
+
+
+# ------------------------------------------------------------------------------------- Gemini
+def gemini_memory(root: Path, projects: list[Path]) -> list[dict]:
+    out = []
+    global_md = root / "GEMINI.md"
+    out += gemini_file(global_md, None, "global")
+    for path in sorted((root / "memory").glob("*/GEMINI.md")):
+        out += gemini_file(path, None, f"memory-{path.parent.name}")
+    for memdir in sorted((root / "tmp").glob("*/memory")):
+        project = _gemini_project(memdir.parent)
+        for path in sorted(memdir.glob("*.md")):
+            out += gemini_file(path, project, f"private-{path.stem}")
+    for proj in projects:
+        out += gemini_file(proj / "GEMINI.md", proj.name, "gemini-md")
+    return out
+
+
+def gemini_file(path: Path, project: str | None, label: str) -> list[dict]:
+    """A GEMINI.md or memory file: one instruction record for the file, and one fact per bullet
+    of its "Gemini Added Memories" section (what ``save_memory`` appended, one fact a line)."""
+    text = _read(path)
+    if not text or not text.strip():
+        return []
+    out = []
+    m = _ADDED.search(text)
+    head, added = (text[: m.start()], text[m.end():]) if m else (text, "")
+    if added:
+        nxt = re.search(r"^#{1,2}\s", added, re.M)
+        if nxt:
+            head += added[nxt.start():]
+            added = added[: nxt.start()]
+        for line in added.splitlines():
+            fact = re.sub(r"^\s*[-*]\s+", "", line).strip()
+            if fact:
+                out.append(_record("gemini", "fact", _key(project, fact, words=8), fact, path, project,
+                                   created=_mtime(path), extra_tags=["gemini-memory"]))
+    _, body = front_matter(head)
+    if body.strip() and _has_content(body):
+        rtype = "note" if label.startswith("private") else "instruction"
+        out.append(_record("gemini", rtype, _key(project or "user", label), body.strip(), path, project,
+                           created=_mtime(path)))
+    return out
+
+
+def _gemini_project(project_dir: Path) -> str | None:
+    marker = project_dir / ".project_root"
+    try:
+        if marker.is_file():
+            return Path(marker.read_text(encoding="utf-8").strip()).name or project_dir.name
+    except OSError:
+        pass
+    name = project_dir.name
+    return None if len(name) == 64 and all(c in "0123456789abcdef" for c in name) else name
+
+
+def known_projects(claude_root: Path, gemini_root: Path) -> list[Path]:
+    """Project folders the agents worked in (from Claude transcripts' ``cwd`` and Gemini's
+    project registry) that still exist on this machine."""
+    found: dict[str, Path] = {}
+    for project_dir in sorted((claude_root / "projects").glob("*")):
+        for transcript in sorted(project_dir.glob("*.jsonl"))[:2]:
+            try:
+                with transcript.open("r", encoding="utf-8", errors="replace") as f:
+                    head = f.read(65536)
+            except OSError:
+                continue
+            cwd = next((e["cwd"] for e in iter_jsonl(head) if isinstance(e.get("cwd"), str)), None)
+            if cwd:
+                found.setdefault(cwd, Path(cwd))
+                break
+    registry = gemini_root / "projects.json"
+    try:
+        projects = json.loads(registry.read_text(encoding="utf-8")).get("projects", {}) if registry.is_file() else {}
+    except (OSError, ValueError, AttributeError):
+        projects = {}
+    for root in projects if isinstance(projects, dict) else ():
+        found.setdefault(root, Path(root))
+    return [p for p in found.values() if p.is_dir()]
+
+
+# ------------------------------------------------------------------------------------ helpers
+def front_matter(text: str) -> tuple[dict, str]:
+    """(front matter as a dict, the rest). Front matter that is not valid YAML counts as none."""
+    m = _FRONT.match(text)
+    if not m:
+        return {}, text
+    import yaml
+
+    try:
+        meta = yaml.safe_load(m.group(1)) or {}
+    except yaml.YAMLError:
+        return {}, text
+    return (meta if isinstance(meta, dict) else {}), text[m.end():]
+
+
+def _record(profile: str, rtype: str, key: str, body: str, path: Path, project: str | None, *,
+            created: str | None, extra_tags: list[str] = ()) -> dict:
+    if len(body) > MAX_BODY_CHARS:
+        body = body[: MAX_BODY_CHARS - 40].rstrip() + "\n\n[... truncated by the mirror]"
+    tags = ([f"project:{_slug(project)}"] if project else []) + list(extra_tags)
+    return {
+        "type": rtype, "key": key, "tags": tags, "body": body, "profile": profile,
+        "source": f"{profile}:memory:{display_path(path)}", "created": created,
+    }
+
+
+def display_path(path: Path) -> str:
+    """The file's path with the home folder as ``~``, so a brain shared across machines reads
+    the same."""
+    p = str(path)
+    home = str(Path.home())
+    return "~" + p[len(home):] if p == home or p.startswith(home + os.sep) else p
+
+
+def _key(project: str | None, name: str, words: int = 10) -> str:
+    """A stable key for a memory file or fact. Keys are file names, which the write path does
+    not mask, so the text is redacted before it is slugged."""
+    from ..redact import redact
+
+    parts = re.findall(r"[a-z0-9]+", redact(f"{project or ''} {name}").text.lower())[: words + 4]
+    return "-".join(parts)[:80].strip("-") or "memory"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "unknown"
+
+
+def _has_content(body: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("#") for line in body.splitlines())
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    except OSError:
+        return None
+
+
+def _mtime(path: Path) -> str | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OSError:
+        return None
+
+
+def _iso(value) -> str | None:
+    if isinstance(value, datetime):
+        value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, str) and value.strip():
+        from ..records import parse_time
+
+        dt = parse_time(value)
+        return dt.strftime("%Y-%m-%dT%H:%M:%SZ") if dt else None
+    return None

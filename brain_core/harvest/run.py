@@ -1,0 +1,308 @@
+"""The sweep: every source's due sessions -> parse -> trim -> redact -> distill -> write -> watermark.
+
+Called by ``aida brain harvest``, by the agents' hooks (in a detached process) and by the tray's
+periodic timer. Sessions are due when past their watermark and quiet long enough
+(:mod:`.watermark`). Secrets are masked before the distiller sees the text, so none reaches a
+model either. Everything is written through ``brain.remember_many``, the brain's one write path,
+which masks again, supersedes by key, commits and tells the tray.
+
+``dry_run`` writes nothing and reports what would be written and which redactions fired. A
+machine whose ``machine.role`` is ``reader`` never writes: its sweep is always a dry run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import BrainError, InvalidInput, ProviderError
+from . import Session
+from .distill import distill, make_key
+from .sources import NAMES, get, guess
+from .trim import trim
+from .watermark import Clock, Watermark, check, quiet_seconds, system_clock
+
+_DEFAULT = object()
+
+
+@dataclass
+class Outcome:
+    """What happened to one session (or to the mirror, ``tool="mirror"``)."""
+
+    tool: str
+    session: str
+    path: str
+    reason: str  # new | grew | file | mirror
+    records: list[dict] = field(default_factory=list)  # what was (or would be) written
+    written: list[str] = field(default_factory=list)  # record paths actually changed
+    redactions: dict[str, int] = field(default_factory=dict)  # rule -> count
+    error: str | None = None
+
+
+@dataclass
+class Result:
+    dry_run: bool
+    reader: bool = False
+    outcomes: list[Outcome] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def written(self) -> int:
+        return sum(len(o.written) for o in self.outcomes)
+
+    @property
+    def errors(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.error]
+
+    def to_dict(self) -> dict:
+        return {
+            "dry_run": self.dry_run, "reader": self.reader, "written": self.written,
+            "skipped": self.skipped, "notes": self.notes, "outcomes": [asdict(o) for o in self.outcomes],
+        }
+
+
+def sweep(
+    brain,
+    *,
+    sources: tuple[str, ...] = NAMES,
+    roots: dict[str, Path] | None = None,
+    files: list[Path] | tuple = (),
+    ignore_quiet: bool = False,
+    dry_run: bool = False,
+    include_mirror: bool = True,
+    llm=_DEFAULT,
+    clock: Clock = system_clock,
+    notify: Callable[[Outcome], None] | None = None,
+) -> Result:
+    """Harvest what is due. ``files``: harvest exactly these transcripts, now, whatever their
+    watermark says. ``roots``: per-tool home folders (tests, non-default installs).
+
+    Only one sweep writes at a time (agents fire a hook after every turn): a second one that
+    finds the harvest lock taken returns at once with a note, leaving the work to the first.
+    """
+    if dry_run or str(brain.config.get("machine.role", "writer")).lower() == "reader":
+        return _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify)
+    from ..locks import FileLock
+
+    lock = FileLock(brain.root / ".aida" / "harvest.lock", timeout=0)
+    if not lock.acquire(blocking=False):
+        return Result(dry_run=False, notes=["Another harvest is running; it will take these sessions."])
+    try:
+        return _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify)
+    finally:
+        lock.release()
+
+
+def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify) -> Result:
+    config = brain.config
+    reader = str(config.get("machine.role", "writer")).lower() == "reader"
+    result = Result(dry_run=dry_run or reader, reader=reader)
+    roots = dict(roots or {})
+    if llm is _DEFAULT:
+        llm = _provider(config, result)
+    now = clock()
+    quiet_s = quiet_seconds(config)
+
+    plan: dict[str, list[tuple[object, str]]] = {}
+    marks: dict[str, Watermark] = {}
+    if files:
+        for f in files:
+            path = Path(f).expanduser()
+            if not path.is_file():
+                raise InvalidInput(f"{path} is not a file; give the path of a transcript.")
+            tool = (sources[0] if len(sources) == 1 else None) or guess(path)
+            if tool is None:
+                raise InvalidInput(f"Cannot tell which agent wrote {path}; add --source claude|codex|gemini.")
+            src = get(tool, roots.get(tool))
+            from . import session_file
+
+            sf = session_file(tool, src.file_id(path), path)
+            plan.setdefault(tool, []).append((sf, "file"))
+    else:
+        for tool in sources:
+            src = get(tool, roots.get(tool))
+            wm = marks.setdefault(tool, Watermark.load(brain, tool))
+            for sf in src.files():
+                due = check(wm, sf, now=now, quiet_s=quiet_s, ignore_quiet=ignore_quiet)
+                if due.due:
+                    plan.setdefault(tool, []).append((sf, due.reason))
+                else:
+                    result.skipped[due.reason] = result.skipped.get(due.reason, 0) + 1
+
+    for tool, items in plan.items():
+        src = get(tool, roots.get(tool))
+        wm = marks.setdefault(tool, Watermark.load(brain, tool))
+        outcomes = [harvest_session(src, sf, reason=reason, llm=llm) for sf, reason in items]
+        result.outcomes += outcomes
+        if result.dry_run:
+            continue
+        _write_outcomes(brain, tool, outcomes)
+        harvested = [(sf, o) for (sf, _), o in zip(items, outcomes) if o.error is None]
+        for sf, o in harvested:
+            wm.mark(sf, now=now, records=[record_path(r) for r in o.records])
+            if notify and o.written:
+                notify(o)
+        if harvested:
+            n = len(harvested)
+            wm.save(brain, f"harvest: {tool} watermark ({n} session{'s' if n != 1 else ''})")
+
+    if include_mirror and not files:
+        outcome = run_mirror(brain, sources=sources, roots=roots, dry_run=result.dry_run)
+        if outcome.records:
+            result.outcomes.append(outcome)
+            if notify and outcome.written:
+                notify(outcome)
+    return result
+
+
+def _write_outcomes(brain, tool: str, outcomes: list[Outcome]) -> None:
+    """All of one agent's harvested records in one write (one commit); if the brain refuses the
+    batch, session by session, so one bad record costs only its own session."""
+    todo = [o for o in outcomes if o.error is None and o.records]
+    if not todo:
+        return
+    items = [r for o in todo for r in o.records]
+    sessions = ", ".join(o.session[:13] for o in todo[:3]) + (" ..." if len(todo) > 3 else "")
+    try:
+        changed = set(write(brain, items, f"harvest: {tool} {len(todo)} session{'s' if len(todo) != 1 else ''} ({sessions})"))
+        for o in todo:
+            o.written = [p for p in dict.fromkeys(record_path(r) for r in o.records) if p in changed]
+            changed -= set(o.written)  # a key two sessions share counts once, for the first
+    except BrainError:
+        for o in todo:
+            try:
+                o.written = write(brain, o.records, f"harvest: {tool} session {o.session}")
+            except BrainError as e:
+                o.error = str(e)
+
+
+def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
+    """One transcript through the pipeline up to the records to write; errors become the
+    outcome's ``error``, not a crash, so one bad file never stops a sweep."""
+    from ..redact import redact
+
+    outcome = Outcome(tool=src.name, session=sf.id, path=str(sf.path), reason=reason)
+    try:
+        session: Session = src.parse(sf.path)
+    except (OSError, ValueError, EOFError) as e:
+        outcome.error = f"{sf.path} could not be read ({e.__class__.__name__}: {e})."
+        return outcome
+    if not any(t.role == "user" for t in session.turns):
+        return outcome  # nothing the person said: nothing to learn
+    raw = trim(session.transcript())
+    red = redact(raw)
+    outcome.redactions = dict(Counter(f.rule for f in red.findings))
+    # Lowercase fragments of what was masked: a key (a file name, never masked on write) that
+    # carries one is replaced by a key made from the masked body.
+    fragments = {w for f in red.findings for w in re.findall(r"[a-z0-9]{8,}", raw[f.start:f.end].lower())}
+    context = {"project": session.project, "title": session.title}
+    try:
+        proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm)
+    except ProviderError as e:
+        outcome.error = str(e)
+        return outcome
+    records, seen = [], set()
+    for rec in proposed:
+        body = redact(rec["body"])
+        for f in body.findings:
+            outcome.redactions[f.rule] = outcome.redactions.get(f.rule, 0) + 1
+        key = rec["key"]
+        if any(frag in key.replace("-", "") for frag in fragments) or redact(key).findings:
+            key = make_key(body.text)
+        if key in seen:
+            continue
+        seen.add(key)
+        records.append({**rec, "key": key, "body": body.text, "created": _created(session)})
+    outcome.records = records
+    return outcome
+
+
+def write(brain, records: list[dict], message: str) -> list[str]:
+    """Write through the brain's one path; return the relative paths of records that changed."""
+    before = {record_path(r): _current_id(brain, r) for r in records}
+    written = brain.remember_many(records, message=message)
+    return [record_path(item) for item, rec in zip(records, written) if before.get(record_path(item)) != rec.id]
+
+
+def record_path(item: dict) -> str:
+    """Where the brain keeps a harvested record (harvest writes durable types only)."""
+    return f"memories/{item['profile']}/{item['key']}.json"
+
+
+def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool = False) -> Outcome:
+    from .mirror import mirror
+
+    roots = roots or {}
+    claude_root = roots.get("claude") if "claude" in sources else None
+    gemini_root = roots.get("gemini") if "gemini" in sources else None
+    outcome = Outcome(tool="mirror", session="", path="", reason="mirror")
+    if "claude" not in sources and "gemini" not in sources:
+        return outcome
+    records = mirror(claude_root=claude_root, gemini_root=gemini_root)
+    records = [r for r in records if r["profile"] in sources]
+    from ..redact import redact
+
+    masked = []
+    for r in records:
+        body = redact(r["body"])
+        for f in body.findings:
+            outcome.redactions[f.rule] = outcome.redactions.get(f.rule, 0) + 1
+        masked.append({**r, "body": body.text})
+    changed = [r for r in masked if _differs(brain, r)]
+    outcome.records = changed
+    if changed and not dry_run:
+        outcome.written = write(brain, changed, f"mirror: {len(changed)} memory file{'s' if len(changed) != 1 else ''}")
+    return outcome
+
+
+def _differs(brain, item: dict) -> bool:
+    """Whether writing ``item`` would change its record (the mirror re-reads every file each
+    sweep; unchanged ones are left out of the report)."""
+    from ..records import Record
+
+    rel = record_path(item)
+    text = brain.read_text(rel)
+    if text is None:
+        return True
+    try:
+        old = Record.from_bytes(text.encode("utf-8"), rel)
+    except BrainError:
+        return True
+    return old.body != item["body"].strip() or old.type != item["type"] or old.tags != item["tags"]
+
+
+def _current_id(brain, item: dict) -> str | None:
+    import json
+
+    text = brain.read_text(record_path(item))
+    if not text:
+        return None
+    try:
+        return json.loads(text).get("id")
+    except ValueError:
+        return None
+
+
+def _created(session: Session) -> str | None:
+    from ..records import parse_time
+
+    dt = parse_time(session.updated) if session.updated else None
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ") if dt else None
+
+
+def _provider(config, result: Result):
+    """The configured model, or None (extractive). A provider that cannot be built (no key)
+    is reported and the sweep goes on offline."""
+    try:
+        from ..llm import make_provider
+    except ImportError:
+        return None
+    try:
+        return make_provider(config)
+    except ProviderError as e:
+        result.notes.append(f"{e} Harvesting with the offline distiller instead.")
+        return None

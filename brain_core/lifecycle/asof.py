@@ -1,0 +1,128 @@
+"""``aida brain recall --as-of DATE``: recall from the brain as it was at a date.
+
+The brain's history is git's: the last commit at or before the date (a bare date means the end of
+that day, UTC) is unpacked with ``git archive`` into ``.aida/asof/<commit>/`` and given a catalog
+of its own. Its vectors are taken from the live catalog by text checksum wherever the text is
+unchanged, so only text that has since changed is embedded again. Decay is computed as of that
+date, and nothing there counts as a use. Snapshots are cached per commit (the newest
+``asof.keep``, 5, are kept), so asking twice about one date builds once.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tarfile
+from datetime import datetime, time as dtime, timezone
+from pathlib import Path
+
+from ..errors import InvalidInput, BrainError
+from ..locks import FileLock
+
+SNAPSHOTS = "asof"
+
+
+def parse_as_of(text: str) -> datetime:
+    """``2026-09-01`` (the end of that day, UTC) or a full ISO-8601 time."""
+    raw = (text or "").strip()
+    try:
+        if len(raw) == 10:
+            day = datetime.strptime(raw, "%Y-%m-%d").date()
+            return datetime.combine(day, dtime(23, 59, 59), tzinfo=timezone.utc)
+        when = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"--as-of {raw!r} is not a date; use YYYY-MM-DD or an ISO-8601 time.") from None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def commit_at(brain, when: datetime) -> str:
+    stamp = when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    sha = brain.git.run("rev-list", "-1", f"--before={stamp}", "HEAD", check=False).stdout.strip()
+    if not sha:
+        first = brain.git.run("log", "--reverse", "--format=%cI", check=False).stdout.split()
+        since = f" (its history starts {first[0][:10]})" if first else ""
+        raise BrainError(f"The brain has no history at or before {stamp}{since}; choose a later date.")
+    return sha
+
+
+def snapshot(brain, sha: str) -> Path:
+    """``.aida/asof/<sha>/``: the files of that commit with their own catalog, built once."""
+    base = brain.state_dir / SNAPSHOTS
+    root = base / sha
+    with FileLock(base / "build.lock", timeout=300):
+        if (root / ".aida" / "index.sqlite").exists():
+            os.utime(root)
+            return root
+        tmp = base / f".{sha}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        import subprocess
+
+        proc = subprocess.run(["git", "archive", "--format=tar", sha], cwd=brain.root, capture_output=True)
+        if proc.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise BrainError(f"git archive of {sha[:10]} failed ({proc.stderr.decode(errors='replace').strip()[:200]}); "
+                             "check the brain with `git fsck`.")
+        with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+            tar.extractall(tmp, filter="data")
+        idx = _index(brain, tmp)
+        idx.rebuild(reuse_from=brain.index.path, quiet=True)
+        idx.close()
+        shutil.rmtree(root, ignore_errors=True)
+        os.replace(tmp, root)
+        _prune(base, keep=int(brain.config.get("asof.keep", 5)), current=sha)
+    return root
+
+
+def _index(brain, root: Path):
+    from ..embed import DIM, MODEL_ID
+    from ..index import Index
+
+    return Index(root, FileLock(root / ".aida" / "write.lock"), lambda: brain.embedder, dim=DIM, model_id=MODEL_ID,
+                 notice=lambda msg: None)
+
+
+def _prune(base: Path, keep: int, current: str) -> None:
+    snaps = sorted((p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in snaps[max(1, keep):]:
+        if old.name != current:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def recall_at(brain, as_of: str, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
+              tag: str | None = None, recent: bool = False, explain: bool = False) -> list:
+    """Recall against the brain as it was at ``as_of`` (a Brain in hand; see :func:`recall_as_of`)."""
+    from ..recall import RecallParams, recall
+    from ..usage import Usage
+
+    if not isinstance(query, str):
+        raise InvalidInput("The query must be text.")
+    if k < 1:
+        raise InvalidInput("-k must be at least 1.")
+    when = parse_as_of(as_of)
+    sha = commit_at(brain, when)
+    root = snapshot(brain, sha)
+    idx = _index(brain, root)
+    usage = Usage(root / ".aida" / "usage.sqlite")
+    try:
+        hits = recall(idx, usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent, explain=explain,
+                      params=RecallParams.from_config(brain.config), touch=False, now=when.timestamp())
+    finally:
+        idx.close()
+        usage.close()
+    if explain:
+        for h in hits:
+            h.explain = {**(h.explain or {}), "as_of": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "commit": sha}
+    return hits
+
+
+def recall_as_of(ctx, as_of: str, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
+                 tag: str | None = None, recent: bool = False, explain: bool = False) -> list:
+    """What ``aida brain recall --as-of`` calls: opens the brain from the CLI context."""
+    brain = ctx.open_brain()
+    try:
+        return recall_at(brain, as_of, query, k=k, profile=profile, type=type, tag=tag, recent=recent, explain=explain)
+    finally:
+        brain.close()

@@ -1,0 +1,130 @@
+"""``aida mcp``: the brain as an MCP server over stdio, for coding agents.
+
+Three tools: ``recall`` (hybrid search, best first), ``remember`` (the brain's one write path:
+redacted, superseding by key, committed) and ``recent`` (newest records first). The server
+speaks on stdout, so nothing else may print there; errors reach the agent as tool errors with
+the brain's one-sentence message.
+
+The ``mcp`` package is imported here only when the server starts (2.x names the server class
+``MCPServer``; 1.x called it ``FastMCP``, still accepted).
+"""
+
+
+import threading
+from pathlib import Path
+
+from .errors import BrainError, MissingDependency
+
+INSTRUCTIONS = (
+    "Aida is the user's long-term memory, shared by all their coding agents and meetings. "
+    "Call recall before answering questions about past decisions, conventions or preferences; "
+    "call remember when the user states a durable decision, rule or preference (with its reason)."
+)
+RECORD_TYPES = ("fact", "instruction", "preference", "decision", "note")
+# MCP client names -> the profile a record written through them gets.
+CLIENT_PROFILES = {"claude-code": "claude", "claude": "claude", "codex": "codex", "codex-mcp-client": "codex",
+                   "gemini-cli": "gemini", "gemini": "gemini"}
+
+
+def _sdk():
+    """(server class, Context class, ToolError) from whichever ``mcp`` major is installed."""
+    try:
+        from mcp.server.mcpserver import Context, MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        return MCPServer, Context, ToolError
+    except ImportError:
+        pass
+    try:
+        from mcp.server.fastmcp import Context, FastMCP
+        from mcp.server.fastmcp.exceptions import ToolError
+
+        return FastMCP, Context, ToolError
+    except ImportError:
+        raise MissingDependency("The MCP server needs the `mcp` package; install it with `pip install mcp`.") from None
+
+
+class BrainTools:
+    """The tools' behaviour, apart from the protocol (so it can be called directly too). One lock:
+    the MCP runtime calls sync tools from worker threads, and the brain's catalog connection is
+    shared."""
+
+    def __init__(self, brain) -> None:
+        self.brain = brain
+        self._lock = threading.Lock()
+
+    def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
+               tag: str | None = None) -> list[dict]:
+        k = max(1, min(int(k), 50))
+        with self._lock:
+            hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None)
+        return [h.to_json() for h in hits]
+
+    def recent(self, k: int = 10, profile: str | None = None, type: str | None = None,
+               tag: str | None = None) -> list[dict]:
+        k = max(1, min(int(k), 50))
+        with self._lock:
+            hits = self.brain.recall("", k=k, profile=profile or None, type=type or None, tag=tag or None, recent=True)
+        return [h.to_json() for h in hits]
+
+    def remember(self, body: str, type: str = "fact", key: str | None = None, tags: list[str] | None = None,
+                 profile: str = "agent", source: str = "") -> dict:
+        with self._lock:
+            rec = self.brain.remember(body, type=type, key=key or None, profile=profile, tags=tags or (),
+                                      source=source or "mcp")
+        return {"id": rec.id, "key": rec.key, "type": rec.type, "profile": rec.profile,
+                "path": f"memories/{rec.profile}/{rec.key}.json", "supersedes": rec.supersedes, "body": rec.body}
+
+
+def build_server(brain):
+    """An MCP server exposing :class:`BrainTools` over ``brain``."""
+    Server, Context, ToolError = _sdk()
+    tools = BrainTools(brain)
+    server = Server("aida", instructions=INSTRUCTIONS)
+
+    def guarded(fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BrainError as e:
+            raise ToolError(str(e)) from None
+
+    @server.tool(description="Search the user's memory (decisions, rules, preferences, facts), best match first. "
+                             "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing).")
+    def recall(query: str, k: int = 5, profile: str | None = None, type: str | None = None,
+               tag: str | None = None) -> list[dict]:
+        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag)
+
+    @server.tool(description="Write a durable memory: a decision with its reason, a rule, a preference or a fact. "
+                             "The same key replaces the earlier record. Secrets are masked before writing.")
+    def remember(body: str, ctx: Context, type: str = "fact", key: str | None = None,
+                 tags: list[str] | None = None, source: str = "") -> dict:
+        if type not in RECORD_TYPES:
+            raise ToolError(f"type must be one of {', '.join(RECORD_TYPES)}.")
+        return guarded(tools.remember, body, type=type, key=key, tags=tags, profile=_profile(ctx), source=source)
+
+    @server.tool(description="The newest memories first, optionally filtered by profile, type or tag.")
+    def recent(k: int = 10, profile: str | None = None, type: str | None = None, tag: str | None = None) -> list[dict]:
+        return guarded(tools.recent, k=k, profile=profile, type=type, tag=tag)
+
+    return server
+
+
+def _profile(ctx) -> str:
+    """The calling agent's profile, from the client name it sent at initialisation (``agent``
+    when it sent none this server knows)."""
+    session = getattr(getattr(ctx, "request_context", None), "session", None)
+    params = getattr(session, "client_params", None)
+    info = getattr(params, "client_info", None) or getattr(params, "clientInfo", None)
+    name = str(getattr(info, "name", "") or "")
+    return CLIENT_PROFILES.get(name.lower(), "agent")
+
+
+def serve(brain_path: Path, config=None) -> None:
+    """Open the brain and serve until the client closes stdin."""
+    from .brain import Brain
+
+    brain = Brain.open(brain_path, config=config)
+    try:
+        build_server(brain).run()
+    finally:
+        brain.close()
