@@ -56,6 +56,13 @@ def format_explain(explain: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+def _label(text: str, rich: bool = False) -> QLabel:
+    """A label whose format is decided here, never guessed from the text (a record is not HTML)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    return label
+
+
 def date_of(created: str) -> str:
     return (created or "")[:10]
 
@@ -71,11 +78,11 @@ class ResultCard(QFrame):
         r = hit.record
         colour = TYPE_COLOURS.get(r.type, "#475569")
         self.setObjectName("resultCard")
-        self.type_label = QLabel(r.type.upper())
+        self.type_label = _label(r.type.upper())
         self.type_label.setStyleSheet(f"color: white; background: {colour}; border-radius: 4px; padding: 1px 5px; "
                                       "font-size: 10px; font-weight: 600;")
-        self.key_label = QLabel(f"<b>{html.escape(r.key or hit.path)}</b>")
-        self.meta_label = QLabel(html.escape(f"{date_of(r.created)} · {r.profile}" + (" · stale" if hit.stale else "")))
+        self.key_label = _label(f"<b>{html.escape(r.key or hit.path)}</b>", rich=True)
+        self.meta_label = _label(f"{date_of(r.created)} · {r.profile}" + (" · stale" if hit.stale else ""))
         self.meta_label.setStyleSheet("color: #6b7280;")
         self.why = QToolButton()
         self.why.setText("why")
@@ -89,9 +96,9 @@ class ResultCard(QFrame):
         head.addWidget(self.key_label, 1)
         head.addWidget(self.meta_label)
         head.addWidget(self.why)
-        self.snippet = QLabel(html.escape(snippet(r.body)))
+        self.snippet = _label(snippet(r.body))
         self.snippet.setWordWrap(True)
-        self.trace = QLabel(html.escape(format_explain(hit.explain)).replace("\n", "<br>"))
+        self.trace = _label(format_explain(hit.explain))
         self.trace.setWordWrap(True)
         self.trace.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.trace.setStyleSheet("font-family: monospace; font-size: 11px; color: #374151; background: #f3f4f6; "
@@ -124,16 +131,16 @@ class AnswerView(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.answer = None
-        self.heard_label = QLabel()
+        self.heard_label = _label("")
         self.heard_label.setWordWrap(True)
         self.heard_label.setStyleSheet("color: #6b7280;")
-        self.question_label = QLabel()
+        self.question_label = _label("", rich=True)
         self.question_label.setWordWrap(True)
-        self.text = QLabel()
+        self.text = _label("")
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setStyleSheet("font-size: 14px; padding: 4px 0;")
-        self.route_label = QLabel()
+        self.route_label = _label("")
         self.route_label.setStyleSheet("color: #6b7280; font-size: 11px;")
         self.cited_title = QLabel("From your memory:")
         self.cited = QListWidget()
@@ -148,7 +155,7 @@ class AnswerView(QFrame):
         self.down.setToolTip("Thumbs down: the answer leaned on the wrong memory (becomes a lesson)")
         self.up.clicked.connect(lambda: self._vote("up"))
         self.down.clicked.connect(lambda: self._vote("down"))
-        self.thanks = QLabel()
+        self.thanks = _label("")
         self.thanks.setStyleSheet("color: #0f766e;")
         votes = QHBoxLayout()
         votes.addWidget(self.why, 1)
@@ -164,13 +171,13 @@ class AnswerView(QFrame):
     def show_heard(self, heard: Any) -> None:
         fixes = len(getattr(heard, "replacements", ()) or ())
         extra = f" ({fixes} name{'s' if fixes != 1 else ''} corrected by the glossary)" if fixes else ""
-        self.heard_label.setText(f"Heard: “{html.escape(heard.text)}”{extra}")
+        self.heard_label.setText(f"Heard: “{heard.text}”{extra}")
         self.heard_label.show()
 
     def show_answer(self, answer: Any) -> None:
         self.answer = answer
         self.question_label.setText(f"<b>{html.escape(answer.question)}</b>")
-        self.text.setText(html.escape(answer.text).replace("\n", "<br>"))
+        self.text.setText(answer.text)
         route = answer.route
         where = ("searched your memory, newest first" if route.mode == "recency" else "searched your memory by meaning") \
             if route.recall else "did not search your memory"

@@ -80,6 +80,7 @@ class RecallPopup(QWidget):
         self.status = QLabel("")
         self.status.setStyleSheet("color: #6b7280; font-size: 11px;")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.results = QListWidget()
         self.results.setObjectName("results")
         self.results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)

@@ -75,6 +75,7 @@ class SettingsDialog(QDialog):
         self.hotkeys_on.setChecked(bool(config.get("tray.hotkeys.enabled", True)))
         self.hotkey_note = QLabel(self._hotkey_note())
         self.hotkey_note.setWordWrap(True)
+        self.hotkey_note.setTextFormat(Qt.TextFormat.RichText)
         self.hotkey_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for w in (self.recall_key, self.ptt_key, self.hotkeys_on):
             w.setEnabled(self.support.available)

@@ -8,6 +8,8 @@ Closing it quits, since nothing else would be left to reach the app.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSettings, Qt, Slot
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
                                QWidget)
@@ -51,6 +53,7 @@ class MainWindow(QWidget):
         self.recent.itemClicked.connect(self._open)
         self.notices = QLabel()
         self.notices.setWordWrap(True)
+        self.notices.setTextFormat(Qt.TextFormat.RichText)
         self.notices.setStyleSheet("color: #0f766e;")
         quit_button = QPushButton("Quit")
         quit_button.clicked.connect(actions.quit)
@@ -75,7 +78,7 @@ class MainWindow(QWidget):
     @Slot(str)
     def refresh(self, _state: str = "") -> None:
         s = self.service
-        self.state_label.setText(f"<b>Aida</b>: {STATE_WORDS.get(s.state(), s.state())}")
+        self.state_label.setText(f"<b>Aida</b>: {html.escape(STATE_WORDS.get(s.state(), s.state()))}")
         self.brain_label.setText(f"Brain: {_short(s.root)}")
         self.buttons["Harvest now"].setEnabled(not s.running("harvest"))
         self.pause.blockSignals(True)
@@ -89,7 +92,7 @@ class MainWindow(QWidget):
 
     def message(self, title: str, text: str) -> None:
         """What the tray would show as a notification."""
-        self.notices.setText(f"<b>{title}</b><br>{text}")
+        self.notices.setText(f"<b>{html.escape(title)}</b><br>{html.escape(text)}")
         self.refresh()
 
     def _open(self, item: QListWidgetItem) -> None:

@@ -129,6 +129,7 @@ def child(name: str, source: str, device: str, runs: int) -> dict:
     t.load()
     out["load_first_s"] = time.perf_counter() - t0
     out["model_rss_mib"] = (rss_kib() - base_rss) / 1024
+    out["base_rss_mib"] = base_rss / 1024
     reloads = []
     for _ in range(2):
         forget_models()
@@ -148,6 +149,8 @@ def child(name: str, source: str, device: str, runs: int) -> dict:
 
     out["question_path"] = measure(lambda: hear(t, question, glossary).text, max(runs, 7))
     out["question_path_no_hotwords"] = measure(lambda: hear(t, question, glossary, hotwords=False).text, max(runs, 7))
+    greedy = WhisperTranscriber(model=source, device=device, language="en", beam_size=1)  # same loaded model
+    out["question_path_beam1"] = measure(lambda: hear(greedy, question, glossary).text, max(runs, 7))
     out["meeting_verified"] = measure(lambda: hear(t, meeting, glossary, verify=True).biasing, min(runs, 2))
     return out
 
@@ -162,7 +165,8 @@ def table(results: list[dict]) -> str:
             lines.append(f"{r['model']}: not measured ({r['error']})")
             continue
         lines.append(f"\n{r['model']} on {r['device']} ({r['compute_type']}): load {r['load_first_s']:.2f} s first, "
-                     f"{r['load_again_s']:.2f} s again; the model adds {r['model_rss_mib']:.0f} MiB RSS")
+                     f"{r['load_again_s']:.2f} s again; RSS {r['base_rss_mib']:.0f} MiB before it, the model adds "
+                     f"{r['model_rss_mib']:.0f} MiB")
         lines.append(f"  {'clip':<10}{'VAD':<5}{'audio s':>8}{'median s':>10}{'max s':>8}{'RTF':>7}{'peak RSS MiB':>14}{'words':>7}")
         for clip in ("question", "meeting"):
             for vad in ("on", "off"):
@@ -174,9 +178,52 @@ def table(results: list[dict]) -> str:
                      f"max {q['max_s']:.3f} s -> {1 - q['max_s']:+.3f} s to spare under 1 s (worst run)")
         lines.append(f"    text: {q['result']!r}")
         lines.append(f"  question path without hotwords: median {qn['median_s']:.3f} s; text: {qn['result']!r}")
+        qg = r["question_path_beam1"]
+        lines.append(f"  question path, greedy (voice.beam_size 1): median {qg['median_s']:.3f} s, max {qg['max_s']:.3f} s; "
+                     f"text: {qg['result']!r}")
         mv = r["meeting_verified"]
         lines.append(f"  meeting as `aida meeting` decodes it (biased + unbiased check): median {mv['median_s']:.2f} s "
                      f"(RTF {mv['median_s'] / r['meeting_vad_on']['audio_s']:.3f}); biasing: {mv['result']}")
+    return "\n".join(lines)
+
+
+EXTRA_NAMES = ("Priya Grafana Kubernetes Lisbon Anneliese Bartholomew Chidimma Dmitri Eoghan Fionnuala Gwendolyn "
+               "Hiroshi Ingeborg Joaquim Krzysztof Lakshmi Mairead Niamh Oluwaseun Padraig Quentin Rhiannon "
+               "Saoirse Thibault Ulrike Vasiliki Wojciech Xiomara Yevgenia Zbigniew PostgreSQL Terraform "
+               "Elasticsearch Cloudflare Datadog Sentry Jenkins Prometheus Kafka RabbitMQ Redis Nginx Ansible "
+               "Helm Istio").split()
+
+
+def correction_figures() -> str:
+    """The correction pass on an hour of transcript with a 50-name glossary (no model needed)."""
+    import random
+
+    from brain_core.voice.glossary import Glossary, Term, correct, load_glossary
+
+    g = load_glossary(GLOSSARY)
+    big = Glossary(g.terms + tuple(Term(n, (n.lower() + "x",)) for n in EXTRA_NAMES))
+    said = ("Good morning, everyone. This is the damage control weekly sink. Shivon, can you start with the staging "
+            "database? Sure, the staging database is torn from sunnays up. Shot every night at 2am, anything written "
+            "there is gone by morning. So test data must be receded. Thanks, Shivon. Thomas, welcome out to the "
+            "webhook retries. We decided to cap webhook retry the six attempts with exponential mark-off. So in "
+            "Wilana, that letter Q instead of raising the cap. Great. Action item. Oh, it owns the dead letter Q. "
+            "Do next Friday. Let's wrap up. ")
+    rnd = random.Random(7)
+    vocab = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(2, 10))) for _ in range(4000)]
+    texts = {"the meeting said 90 times": said * 90,
+             "9,300 words from 4,000 made-up ones (worst case)": " ".join(rnd.choice(vocab) for _ in range(9300))}
+    licences = [Path("/usr/share/common-licenses") / n for n in ("GPL-3", "Apache-2.0")]
+    if all(p.is_file() for p in licences):  # ordinary English: every replacement here is a false one
+        texts["English prose, GPL-3 + Apache-2.0 (any replacement is wrong)"] = " ".join(p.read_text() for p in licences)
+    lines = [f"correction pass, {len(big.terms)}-name glossary, an hour of speech (~9,000 words):"]
+    for label, text in texts.items():
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            c = correct(text, big)
+            times.append(time.perf_counter() - t)
+        lines.append(f"  {label}: {len(text.split())} words, {statistics.median(times):.3f} s, "
+                     f"{len(c.replacements)} replacements")
     return "\n".join(lines)
 
 
@@ -198,8 +245,9 @@ def main() -> int:
     names = [n for n in args.models.split(",") if n] + [n for n in explicit if n not in args.models.split(",")]
     import platform
 
-    print(f"bench_voice: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, device {args.device}, "
-          f"median of {args.runs} runs (meeting: of {min(args.runs, 3)})")
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    print(f"bench_voice: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (load average {load}), "
+          f"device {args.device}, median of {args.runs} runs (meeting: of {min(args.runs, 3)})")
     results = []
     for name in names:
         source = resolve(name, explicit)
@@ -214,6 +262,8 @@ def main() -> int:
             continue
         results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     print(table(results))
+    print()
+    print(correction_figures())
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0

@@ -100,7 +100,7 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     cache_key = None
     if cfg.get("ask.cache", True) and not route.time_sensitive and route.live is None and not fallback:
         cache_key = _cache_key(brain, question, llm, k)
-        hit = _cache_get(brain.root, cache_key)
+        hit = None if explain else _cache_get(brain.root, cache_key)  # --explain shows a real run
         if hit is not None:
             run.update(cached=True, answer=hit["text"], consulted=hit.get("consulted", []), cached_from=hit.get("run_id"))
             run["provider"] = hit.get("provider") or run["provider"]
@@ -117,10 +117,14 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
 
     hits, found = [], []
     if route.recall:
-        found = lessons_mod.similar_lessons(brain, question)
+        vector = None
+        if lessons_mod.has_lessons(brain.root) and lessons_mod.takes_vector(brain):
+            vector = brain.embedder.embed([question])[0]  # once, for the lessons and the recall
+        found = lessons_mod.similar_lessons(brain, question, vector=vector)
         marks["lessons"] = time.perf_counter()
         widen = any(lesson.blamed for lesson in found)
-        hits = brain.recall(question, k=k * 3 if widen else k, recent=route.mode == "recency", explain=explain)
+        hits = lessons_mod.recall_with(brain, question, vector, k=k * 3 if widen else k,
+                                       recent=route.mode == "recency", explain=explain)
         hits = lessons_mod.rerank(hits, found)[:k]
         marks["recall"] = time.perf_counter()
     notes = tuple(lessons_mod.corrections(found))

@@ -20,7 +20,7 @@ from .errors import BrainNotFound, InvalidInput, MalformedRecord
 from .fsutil import atomic_write_bytes, contained
 from .gitsync import Git
 from .locks import FileLock
-from .records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
+from .records import Record, clean_tags, new_id, now_iso, parse_time, slugify, validate_new
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
 GITIGNORE = ".aida/\n.*.tmp-*\n"
@@ -155,6 +155,9 @@ class Brain:
 
         type_ = item.get("type") or "fact"
         profile = item.get("profile") or "me"
+        key = item.get("key")
+        if isinstance(key, str) and key and redact(key).findings:
+            item["key"] = slugify(redact(key).text)  # a key becomes a file name in git: never a secret
         body, type_, key = validate_new(redact(item.get("body") or "").text if isinstance(item.get("body"), str)
                                         else item.get("body"), type_, item.get("key"), profile)
         tags = [redact(t).text for t in clean_tags(item.get("tags"))]
@@ -281,7 +284,9 @@ class Brain:
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
                tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
-               touch: bool = True, catch_up: bool = True):
+               touch: bool = True, catch_up: bool = True, query_vector=None):
+        """Hybrid recall, best first. ``query_vector`` skips embedding the query when the caller
+        already has its vector (ask embeds a question once for recall and lessons)."""
         from .recall import RecallParams, recall
 
         if not isinstance(query, str):
@@ -295,11 +300,11 @@ class Brain:
 
         try:
             return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
-                          explain=explain, shelves=shelves, params=params, touch=touch)
+                          explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
         except dbmod.database_errors() as e:
             self.index.recover(f"the index failed while answering ({e})")
             return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
-                          explain=explain, shelves=shelves, params=params, touch=touch)
+                          explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
 
     def get(self, rel: str) -> Record:
         target = contained(self.root, rel)

@@ -23,11 +23,19 @@ DEFAULTS: dict[str, Any] = {
     "identity": {"name": "Aida", "email": "aida@brain.invalid"},
     "machine": {"role": "writer"},  # writer | reader: readers never harvest or consolidate
     "recall": {
-        # Weighted reciprocal-rank fusion of bm25 and vector ranks; chosen on LoCoMo (see README).
+        # How the keyword (bm25) and meaning (vector) matches are combined: "score" adds the
+        # normalised scores with these weights, "rrf" adds weight / (rrf_k + rank). Chosen on half
+        # of LoCoMo and checked on the other half (benchmarks/locomo.py, docs/RECALL.md).
+        "fusion": "score",
         "bm25_weight": 1.0,
         "vector_weight": 0.5,
         "rrf_k": 60,
         "candidates": 100,
+        # Lift a match by 0.3 x the best three matches from the same source (agent session,
+        # meeting): several hits from one place make each more likely. 0 turns it off.
+        "source_weight": 0.3,
+        # Records made on a date the question names ("in May 2023") count double. 0 turns it off.
+        "date_boost": 1.0,
         # Decay: an unused record loses weight with age down to `decay_floor` (never removed).
         "half_life_days": 180,
         "decay_floor": 0.6,

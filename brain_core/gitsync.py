@@ -83,26 +83,38 @@ class Git:
         return out
 
     def clear_stale_lock(self, wait: float = 2.0) -> bool:
-        """Remove ``.git/index.lock`` when no process holds it (a crashed git left it).
+        """Remove git's lock files (``index.lock``, ``HEAD.lock``, ``refs/heads/*.lock``...) when no
+        process holds them: a git killed mid-commit leaves them, and git refuses to commit again.
 
         Aida's own git calls happen under the brain's write lock, so a lock file seen while that
         lock is held belongs to a crash or to a person's git; we wait briefly for the latter and
-        remove the file only if no process has it open (checked through /proc where it exists)
-        or it is older than a minute.
+        remove a file only if no process has it open (checked through /proc where it exists) or it
+        is older than a minute.
         """
-        lock = self.root / ".git" / "index.lock"
         deadline = time.monotonic() + wait
-        while lock.exists():
+        locks = self._lock_files()
+        while locks:
             if time.monotonic() > deadline:
-                if _open_by_any_process(lock) is False or _age(lock) > 60:
-                    try:
-                        lock.unlink()
-                    except FileNotFoundError:
-                        pass
-                    return True
-                return False
+                cleared = False
+                for lock in locks:
+                    if _open_by_any_process(lock) is False or _age(lock) > 60:
+                        try:
+                            lock.unlink()
+                        except FileNotFoundError:
+                            pass
+                        cleared = True
+                return cleared
             time.sleep(0.05)
+            locks = self._lock_files()
         return False
+
+    def _lock_files(self) -> list[Path]:
+        git_dir = self.root / ".git"
+        found = [git_dir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock") if (git_dir / name).exists()]
+        refs = git_dir / "refs"
+        if refs.is_dir():
+            found += [p for p in refs.rglob("*.lock") if p.is_file()]
+        return found
 
 
 def _age(path: Path) -> float:

@@ -132,6 +132,7 @@ class Index:
         """Move a broken index aside and rebuild it from the files, with a one-line notice."""
         self.close()
         with self.lock:
+            _discard(self.dir / f"{INDEX_NAME}.corrupt")
             try:
                 os.replace(self.path, self.dir / f"{INDEX_NAME}.corrupt")
             except FileNotFoundError:
@@ -141,10 +142,7 @@ class Index:
     def _create_from_files(self, why: str) -> None:
         self.notice(why)
         self.rebuild(reuse_from=self.dir / f"{INDEX_NAME}.corrupt", quiet=True)
-        try:
-            (self.dir / f"{INDEX_NAME}.corrupt").unlink()
-        except FileNotFoundError:
-            pass
+        _discard(self.dir / f"{INDEX_NAME}.corrupt")
 
     # -- scan -> report -> apply -----------------------------------------------------------------
 
@@ -488,6 +486,19 @@ def _delete(conn, path: str) -> int:
     conn.execute("DELETE FROM docs_vec WHERE rowid=?", (row[0],))
     conn.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
     return 1
+
+
+def _discard(path: Path) -> None:
+    """Remove a file, or a folder standing where the index file should be."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
 
 
 def _drop_seed(conn) -> None:

@@ -93,13 +93,32 @@ def has_lessons(brain_root) -> bool:
         return False
 
 
-def similar_lessons(brain, question: str, *, threshold: float | None = None, k: int = 10) -> list[Lesson]:
+def takes_vector(brain) -> bool:
+    """Whether ``brain.recall`` accepts a ready ``query_vector`` (then a question is embedded once
+    for both the lesson lookup and the recall)."""
+    import inspect
+
+    try:
+        return "query_vector" in inspect.signature(brain.recall).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def recall_with(brain, question: str, vector=None, **kw) -> list:
+    """``brain.recall``, handing over the question's vector when there is one."""
+    if vector is not None:
+        kw["query_vector"] = vector
+    return brain.recall(question, **kw)
+
+
+def similar_lessons(brain, question: str, *, threshold: float | None = None, k: int = 10,
+                    vector=None) -> list[Lesson]:
     """Lessons whose question is close in meaning to ``question``, most similar first."""
     if not has_lessons(brain.root) or not question.strip():
         return []
     if threshold is None:
         threshold = float(brain.config.get("ask.lesson_similarity", DEFAULT_SIMILARITY))
-    hits = brain.recall(question, k=k, shelves=("lessons",), explain=True, touch=False, catch_up=False)
+    hits = recall_with(brain, question, vector, k=k, shelves=("lessons",), explain=True, touch=False, catch_up=False)
     by_run: dict[str, Lesson] = {}
     for hit in hits:
         vec = (hit.explain or {}).get("vector") or {}
@@ -146,9 +165,13 @@ def rerank(hits: Sequence[Any], lessons: Sequence[Lesson]) -> list[Any]:
 
 
 def corrections(lessons: Sequence[Lesson], limit: int = 3) -> list[str]:
-    """The ``why`` texts of the most similar lessons, without repeats."""
+    """The ``why`` texts of the most similar lessons, without repeats. A thumbs-down's text is the
+    correction itself; a thumbs-up's is marked as confirming an earlier answer."""
     out: list[str] = []
     for lesson in lessons:
-        if lesson.why and lesson.why not in out:
-            out.append(lesson.why)
+        if not lesson.why:
+            continue
+        text = lesson.why if lesson.verdict == "down" else f"(an earlier answer was right) {lesson.why}"
+        if text not in out:
+            out.append(text)
     return out[:limit]

@@ -1,8 +1,10 @@
-"""Hybrid recall: bm25 over FTS5 and KNN over sqlite-vec, fused by weighted reciprocal rank,
-then lowered by decay. ``explain`` keeps every stage's rank and score for each hit.
+"""Hybrid recall: bm25 over FTS5 and KNN over sqlite-vec, fused (normalised scores, or weighted
+reciprocal ranks), lifted by matches from the same source and by a date the question names, then
+lowered by decay. ``explain`` keeps every stage's rank and score for each hit.
 
 The fusion weights and decay live in the settings (``recall.*``) so a user can see and change
-them; the defaults were chosen on LoCoMo (benchmarks/locomo.py, README "Recall quality").
+them; the defaults were chosen on half of LoCoMo and checked on the other half
+(benchmarks/locomo.py, docs/RECALL.md).
 """
 
 from __future__ import annotations
@@ -59,13 +61,13 @@ class RecallParams:
     bm25_weight: float = 1.0
     vector_weight: float = 0.5
     rrf_k: int = 60
-    source_weight: float = 0.0   # lift from other matches with the same source (0: off)
+    source_weight: float = 0.3   # lift from other matches with the same source (0: off)
     candidates: int = 100
     half_life_days: float = 180.0
     decay_floor: float = 0.6
     key_weight: float = 1.0      # bm25 weight of the key column (the body weighs 1)
     tags_weight: float = 0.5     # bm25 weight of the tags column
-    date_boost: float = 0.0      # lift for records made on a date the question names (0: off)
+    date_boost: float = 1.0      # lift for records made on a date the question names (0: off)
 
     @classmethod
     def from_config(cls, config) -> "RecallParams":

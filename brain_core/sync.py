@@ -37,7 +37,6 @@ offline can collide, and the next sync lists such duplicates (``SyncReport.dupli
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 from dataclasses import dataclass, field
@@ -62,7 +61,8 @@ _FIELD_NUM = re.compile(r"^\D{0,8}?(\d{1,12})$")
 def machine_role(config) -> str:
     role = str(config.get("machine.role", "writer") or "writer").strip().lower()
     if role not in ROLES:
-        raise InvalidInput(f"machine.role is {role!r}; set it to writer or reader with `aida config set machine.role writer`.")
+        raise InvalidInput(f"machine.role is {role!r}; set it to writer or reader with "
+                           "`aida config set machine.role writer`.")
     return role
 
 
@@ -118,7 +118,8 @@ class Counters:
         where: dict[str, dict[int, list[str]]] = {name: {} for name in specs}
         root = self.brain.root
         if paths is None:
-            files = [p for shelf in ("memories", "events", "lessons", "archive") for p in (root / shelf).rglob("*.json")]
+            files = [p for shelf in ("memories", "events", "lessons", "archive")
+                     for p in (root / shelf).rglob("*.json")]
         else:
             files = [root / p for p in paths if p.endswith(".json")]
         for f in files:
@@ -137,15 +138,22 @@ class Counters:
 
     def reseed(self, paths: list[str] | None = None) -> dict[str, int]:
         """Raise each counter past the highest number in the files; returns the next numbers."""
+        return self._reseed(*self.scan(paths))[0]
+
+    def after_pull(self) -> tuple[dict[str, int], dict[str, dict[int, list[str]]]]:
+        """One scan of the files: the reseeded next numbers and the numbers held twice."""
+        top, where = self.scan()
+        return self._reseed(top, where)
+
+    def _reseed(self, top: dict[str, int], where: dict) -> tuple[dict[str, int], dict]:
         with self.brain.lock():
             data = self._load()
             nxt = dict(data.get("next") or {})
-            top, _ = self.scan(paths)
             for name, (_, start) in self.specs().items():
                 nxt[name] = max(int(nxt.get(name, 0) or 0), top.get(name, 0) + 1, start)
             data.update(next=nxt, seeded_head=self.brain.head())
             self._save(data)
-            return {k: nxt[k] for k in self.specs()}
+        return {k: nxt[k] for k in self.specs()}, _duplicates(where)
 
     def _catch_up(self) -> dict[str, Any]:
         data = self._load()
@@ -178,14 +186,21 @@ class Counters:
 
     def duplicates(self) -> dict[str, dict[int, list[str]]]:
         """Numbers held by more than one live record (two machines handed them out offline)."""
-        _, where = self.scan()
-        return {name: {n: ps for n, ps in nums.items() if len([p for p in ps if not p.startswith("archive/")]) > 1}
-                for name, nums in where.items() if any(len(ps) > 1 for ps in nums.values())}
+        return _duplicates(self.scan()[1])
 
     def _check(self, name: str) -> None:
         if name not in self.specs():
             raise InvalidInput(f"There is no counter named {name!r}; declare it under `counters:` in the settings "
                                f"(known: {', '.join(self.specs()) or 'none'}).")
+
+
+def _duplicates(where: dict[str, dict[int, list[str]]]) -> dict[str, dict[int, list[str]]]:
+    out = {}
+    for name, nums in where.items():
+        twice = {n: sorted(ps) for n, ps in nums.items() if len([p for p in ps if not p.startswith("archive/")]) > 1}
+        if twice:
+            out[name] = twice
+    return out
 
 
 def _numbers_in(d: dict, name: str, fld: str) -> list[int]:
@@ -270,7 +285,7 @@ def sync(brain, *, remote: str | None = None, push: bool = True, attempts: int =
                     conflicts += _resolve(brain, attrs)
                 upstream = git.run("rev-parse", "FETCH_HEAD").stdout.strip()
                 conflicts += _revive_archived_edits(brain, before, upstream)
-                pulled = int(git.run("rev-list", "--count", f"{before}..{upstream}").stdout.strip() or 0) if before else 0
+                pulled = int(git.run("rev-list", "--count", f"{before}..{upstream}").stdout.strip() or 0)
             if role == "writer" and (pulled or any(c.path in GENERATED for c in conflicts)) \
                     and (brain.root / "INDEX.md").exists():
                 from .lifecycle.tier_index import regenerate
@@ -289,9 +304,7 @@ def sync(brain, *, remote: str | None = None, push: bool = True, attempts: int =
                 break
             if attempt == attempts - 1:
                 raise GitError(f"git push to {remote} was refused: {_last_line(proc)}; run `aida brain sync` again.")
-        counters = Counters(brain)
-        next_numbers = counters.reseed()
-        dups = counters.duplicates()
+        next_numbers, dups = Counters(brain).after_pull()
         report, stats = brain.index.sync()
     return SyncReport(role=role, remote=remote, branch=branch, pulled=pulled, pushed=pushed,
                       committed_local_edits=committed, conflicts=tuple(conflicts), counters=next_numbers,

@@ -108,6 +108,8 @@ def test_cache_hit_on_the_normalised_question_and_miss_after_a_commit(filled):
     assert normalise("What did I say about the job queue?") == normalise("  what did i SAY about the job queue ")
     assert again.cached and again.text == first.text and again.run_id != first.run_id
     assert runs.load(filled.root, again.run_id)["cached"] is True  # a cached ask still leaves a run record
+    explained = ask(filled, "What did I say about the job queue?", llm=None, explain=True)
+    assert not explained.cached and explained.hits[0].explain is not None  # --explain shows a real run
     filled.remember("The job queue moves to Redis streams in Q4.", key="queue-move")  # new HEAD
     after = ask(filled, "What did I say about the job queue?", llm=None)
     assert not after.cached and "Redis" in after.text

@@ -312,3 +312,10 @@ def test_many_changes_behind_its_back_start_a_background_rebuild(brain):
     while time.time() < deadline and (brain.index.rebuild_running() or brain.index.stale_dirs()):
         time.sleep(0.1)
     assert len(brain.recall("ledger closes", k=20, catch_up=False)) == 13
+
+
+def test_a_secret_given_as_a_key_never_becomes_a_file_name(brain):
+    secret = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"
+    rec = brain.remember(f"The bot token is {secret}.", key=secret, profile="codex")
+    assert secret not in rec.key and secret not in rec.body
+    assert secret not in git(brain.root, "log", "-p", "--all", "--stat")

@@ -101,3 +101,5 @@ def test_cli_config_get_set(monkeypatch, tmp_path, capsys):
     assert _cli(["config", "set", "llm.api_key", "sk-x"], monkeypatch, "", tmp_path) == 2
     assert "set-key" in capsys.readouterr().err
     assert "sk-x" not in (tmp_path / "config.yaml").read_text()
+    assert _cli(["config", "set", "github.token", "ghp-x"], monkeypatch, "", tmp_path) == 2
+    assert _cli(["config", "set", "llm.max_tokens_field", "max_completion_tokens"], monkeypatch, "", tmp_path) == 0

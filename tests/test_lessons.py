@@ -86,6 +86,7 @@ def test_feedback_twice_on_one_run_counts_once(retries):
     record_feedback(retries, run.run_id, "up", why="second thought")
     found = similar_lessons(retries, SIMILAR)
     assert [(l.verdict, l.why) for l in found] == [("up", "second thought")]
+    assert "(an earlier answer was right) second thought" in ask(retries, SIMILAR, llm=None).text
 
 
 def test_feedback_refusals(retries):
@@ -112,3 +113,17 @@ def test_similarity_threshold_is_a_setting(retries):
     assert similar_lessons(retries, SIMILAR)
     retries.config.set("ask.lesson_similarity", 0.99)
     assert similar_lessons(retries, SIMILAR) == []
+
+
+def test_a_question_is_embedded_once_or_twice_with_lessons(retries, monkeypatch):
+    """With lessons, the question needs a vector for the lesson lookup and one for recall: the same
+    one when ``Brain.recall`` takes ``query_vector``, else the brain embeds it a second time."""
+    from brain_core.lessons import takes_vector
+
+    record_feedback(retries, ask(retries, Q, llm=None).run_id, "down")
+    calls = []
+    inner = retries.embedder.embed
+    monkeypatch.setattr(retries.embedder, "embed", lambda texts: calls.append(len(texts)) or inner(texts))
+    after = ask(retries, SIMILAR, llm=None)
+    assert after.run["lessons"] and keys(after)[0] == "webhook-retry-policy"
+    assert calls == ([1] if takes_vector(retries) else [1, 1])

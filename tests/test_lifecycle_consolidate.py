@@ -10,8 +10,8 @@ from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
 from brain_core.cli import main
 from brain_core.errors import BrainError
-from brain_core.lifecycle.consolidate import (Draft, RuleJudge, Settings, conflicts_between, consolidate, propose,
-                                              resolve)
+from brain_core.lifecycle.consolidate import Draft, Settings, consolidate, propose, resolve
+from brain_core.lifecycle.judge import RuleJudge, conflicts_between
 
 RETRY_EVENTS = [
     ("Webhook delivery retries with exponential backoff.", "2026-08-01T10:00:00Z"),

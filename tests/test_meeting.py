@@ -123,6 +123,56 @@ def test_aida_meeting_json(glossary_brain, capsys):
     assert data["sha256"] == audio_sha256(SHORT) and data["model"] == "tiny.en"
 
 
+# --- with a language model (a local OpenAI-compatible server started by the test) ----------------
+
+
+def _use_llm(url: str) -> None:
+    from brain_core.config import Config
+
+    cfg = Config.load()  # the isolated settings file of conftest
+    for k, v in {"llm.provider": "openai-compatible", "llm.base_url": url + "/v1", "llm.model": "m",
+                 "llm.retries": 0, "llm.timeout": 5}.items():
+        cfg.set(k, v)
+    cfg.save()
+
+
+@pytest.mark.slow
+def test_aida_meeting_distills_with_the_configured_model(brain, capsys):
+    from fake_llm_server import FakeLLMServer
+
+    from brain_core.cli import main
+
+    answer = {"records": [{"type": "decision", "key": "webhook-retry-cap", "tags": ["webhooks"],
+                           "body": "Webhook retries are capped at six attempts with exponential backoff."}]}
+    with FakeLLMServer(json.dumps(answer)) as server:
+        _use_llm(server.url)
+        rc = main(["--brain", str(brain.root), "meeting", "--title", "Retry review", "--date", "2026-08-26", str(SHORT)])
+        posts = server.posts()
+    assert rc == 0, capsys.readouterr().err
+    assert len(posts) == 1
+    prompt = json.dumps(posts[0]["body"])
+    assert "Retry review" in prompt and "policy" in prompt
+    rec = brain.get("memories/meeting/webhook-retry-cap.json")
+    assert rec.source == f"meeting:{audio_sha256(SHORT)}" and set(rec.tags) == {"webhooks", "meeting"}
+    assert rec.extra["meeting_date"] == "2026-08-26"
+
+
+@pytest.mark.slow
+def test_a_model_answering_nonsense_falls_back_to_the_offline_distiller(brain, capsys):
+    from fake_llm_server import FakeLLMServer
+
+    from brain_core.cli import main
+
+    with FakeLLMServer("Sure! Here are the records you asked for.") as server:
+        _use_llm(server.url)
+        rc = main(["--brain", str(brain.root), "meeting", "--date", "2026-08-27", str(SHORT)])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert "rejected" in err and "distilled offline instead" in err
+    assert (brain.root / "meetings" / "2026-08-27-ask-recall.md").is_file()
+    assert harvested(brain)[audio_sha256(SHORT)]["transcript"] == "meetings/2026-08-27-ask-recall.md"
+
+
 # --- the pipeline, through the distiller seam ------------------------------------------------------
 
 
@@ -148,6 +198,7 @@ def test_pipeline_passes_context_and_stamps_profile_and_source(glossary_brain, t
     assert result.keys == ("retry-policy",) and not result.skipped
     rec = brain.get("memories/meeting/retry-policy.json")
     assert (rec.profile, rec.source, rec.type) == ("meeting", f"meeting:{sha}", "decision")
+    assert rec.extra == {"transcript": "meetings/2026-08-22-retry-review.md", "meeting_date": "2026-08-22"}
     assert set(rec.tags) == {"project:damage-control", "meeting"}
     assert result.transcript_path == "meetings/2026-08-22-retry-review.md"
     assert front_matter(brain.root / result.transcript_path)["records"] == ["retry-policy"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 
 import pytest
 
@@ -15,8 +14,8 @@ from brain_core.errors import BrainError
 from brain_core.sync import Counters, machine_role, require_writer, sync
 
 
-def _git(*args, cwd=None):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+def _git(*args, cwd=None, check=True):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=check).stdout
 
 
 @pytest.fixture
@@ -52,6 +51,7 @@ def _bodies(brain, key, profile="me"):
 def test_concurrent_edits_of_different_records_both_arrive(pair):
     a, b, _ = pair
     assert b.recall("webhook backoff", k=1)[0].record.key == "webhook-retries"
+    assert _git("config", "--get", "core.fsync", cwd=b.root, check=False).strip() == ""  # a plain clone lacks it
     a.remember("The staging database is restored every Monday.", key="staging-restore")
     b.remember("Release notes are written in the pull request.", key="release-notes")
     ra = sync(a)
@@ -67,6 +67,7 @@ def test_concurrent_edits_of_different_records_both_arrive(pair):
         assert brain.recall("where do release notes go", k=1)[0].record.key == "release-notes"
     assert a.head() == b.head()
     assert _git("status", "--porcelain", cwd=b.root) == ""
+    assert _git("config", "--get", "core.fsync", cwd=b.root).strip() == "committed,index"  # set by the sync
 
 
 def test_both_machines_edit_one_record_and_both_versions_are_kept(pair):
@@ -107,7 +108,8 @@ def test_edit_of_a_record_the_other_machine_archived_survives(pair):
     report = sync(b)
     assert any(c.path == "memories/me/deploy-day.json" and c.copy is None for c in report.conflicts)
     assert _bodies(b, "deploy-day") == {"deploy-day.json": "Deploys happen on Thursdays now."}
-    assert json.loads((b.root / "archive/memories/me/deploy-day.json").read_text())["body"] == "Deploys happen on Tuesdays."
+    archived = json.loads((b.root / "archive/memories/me/deploy-day.json").read_text())
+    assert archived["body"] == "Deploys happen on Tuesdays."
 
 
 def test_counters_are_reseeded_after_a_pull(pair):

@@ -63,6 +63,18 @@ def _tray_owned(env: dict) -> bool:
     return "panel" in out
 
 
+def window_rect(env: dict, title: str) -> tuple[int, int, int, int] | None:
+    """Absolute (x, y, width, height) of the first window named ``title`` (xwininfo's tree)."""
+    import re
+
+    out = subprocess.run(["xwininfo", "-root", "-tree"], env=env, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        m = re.search(r'"([^"]*)":.*?(\d+)x(\d+)[+-]-?\d+[+-]-?\d+\s+\+(-?\d+)\+(-?\d+)', line)
+        if m and m.group(1) == title:
+            return int(m.group(4)), int(m.group(5)), int(m.group(2)), int(m.group(3))
+    return None
+
+
 @contextmanager
 def display_with_tray(size: tuple[int, int] = (1024, 640)) -> Iterator[dict]:
     """Yield an environment (DISPLAY set, no offscreen Qt) where a tray icon can be shown."""

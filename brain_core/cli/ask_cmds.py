@@ -8,7 +8,8 @@ import sys
 
 from ..errors import InvalidInput
 
-_SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd)", re.IGNORECASE)
+# A setting whose last word names a secret (llm.api_key, github.token...), not llm.max_tokens_field.
+_SECRET_KEY = re.compile(r"(^|[._-])(api[_-]?key|key|token|secret|password|passwd|credentials?)$", re.IGNORECASE)
 
 
 def register(sub, groups) -> None:

@@ -26,18 +26,18 @@ def register(sub, groups) -> None:
     p.add_argument("--date", help="YYYY-MM-DD (default: the day the file was last modified)")
     p.add_argument("--attendees", default="", help="comma-separated names, e.g. Siobhan,Tomasz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("audio")
+    p.add_argument("audio", help="the recording (any format `aida transcribe` reads); the same file twice does nothing")
     p.set_defaults(func=cmd_meeting)
 
     g = sub.add_parser("glossary", help="the names transcripts should get right, and their mishearings")
     gsub = g.add_subparsers(dest="glossary_command", metavar="SUBCOMMAND")
     g.set_defaults(func=lambda a, c: g.print_help() or 2)
     p = gsub.add_parser("add", help="record that ALIAS is how NAME gets misheard (adds NAME if new)")
-    p.add_argument("name")
-    p.add_argument("alias")
+    p.add_argument("name", help="the right spelling, e.g. Siobhan")
+    p.add_argument("alias", help="how it was misheard, e.g. Shivon")
     p.set_defaults(func=cmd_glossary_add)
     p = gsub.add_parser("list", help="the names and their aliases")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print a JSON list of {name, aliases}")
     p.set_defaults(func=cmd_glossary_list)
 
 
@@ -113,6 +113,8 @@ def cmd_meeting(args, ctx) -> int:
     attendees = [a.strip() for a in args.attendees.split(",") if a.strip()]
     result = harvest_meeting(brain, args.audio, title=args.title, date=args.date, attendees=attendees, llm=llm,
                              progress=_Percent(f"transcribing {Path(args.audio).name}"))
+    for note in result.notes:
+        print(f"aida: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
         return 0

@@ -5,7 +5,7 @@ pages in ``knowledge/``, L4 published pages in ``wiki/``, and ``archive/`` for w
 faded. Each step is its own module and each is a propose -> check -> apply pass whose ``dry_run``
 shows the plan without writing:
 
-- :mod:`.consolidate`  L2 events -> durable records, judged before anything moves
+- :mod:`.consolidate`  L2 events -> durable records, judged (:mod:`.judge`) before anything moves
 - :mod:`.compile`      L1 lessons -> ``knowledge/<slug>.md`` pages
 - :mod:`.cluster`      L2 clusters -> proposed L3 pages the user accepts
 - :mod:`.publish`      accepted L3 pages -> ``wiki/`` (L4)

@@ -10,7 +10,6 @@ date, and nothing there counts as a use. Snapshots are cached per commit (the ne
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import tarfile
@@ -59,13 +58,23 @@ def snapshot(brain, sha: str) -> Path:
         tmp.mkdir(parents=True)
         import subprocess
 
-        proc = subprocess.run(["git", "archive", "--format=tar", sha], cwd=brain.root, capture_output=True)
-        if proc.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise BrainError(f"git archive of {sha[:10]} failed ({proc.stderr.decode(errors='replace').strip()[:200]}); "
-                             "check the brain with `git fsck`.")
-        with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
-            tar.extractall(tmp, filter="data")
+        # streamed: a large brain's history never sits in memory as one tar
+        import tempfile
+
+        with tempfile.TemporaryFile() as errors:
+            proc = subprocess.Popen(["git", "archive", "--format=tar", sha], cwd=brain.root,
+                                    stdout=subprocess.PIPE, stderr=errors)
+            problem = None
+            try:
+                with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+                    tar.extractall(tmp, filter="data")
+            except tarfile.TarError as e:
+                problem = f"the archive could not be unpacked: {e}"
+            if proc.wait() != 0 or problem:
+                errors.seek(0)
+                problem = errors.read().decode(errors="replace").strip()[:200] or problem
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise BrainError(f"git archive of {sha[:10]} failed ({problem}); check the brain with `git fsck`.")
         idx = _index(brain, tmp)
         idx.rebuild(reuse_from=brain.index.path, quiet=True)
         idx.close()

@@ -163,7 +163,8 @@ def render(topic: Topic, page_path: str) -> str:
             text += f" (about {blamed})"
         return text + f" — {md_link('lesson', up + d.path)}, {r.created[:10] or 'undated'}"
 
-    for heading, docs in (("## Answers that went wrong", down), ("## Answers that helped", ups), ("## Other feedback", other)):
+    sections = (("## Answers that went wrong", down), ("## Answers that helped", ups), ("## Other feedback", other))
+    for heading, docs in sections:
         if docs:
             lines += [heading, ""] + [item(d) for d in docs] + [""]
     fixes = []

@@ -92,7 +92,7 @@ def _index(brain, new: dict[str, str]) -> str:
             entries[f"wiki/{name}"] = brain.read_text(f"wiki/{name}") or ""
     entries.update({k: v for k, v in new.items() if k != "wiki/index.md"})
     lines = ["# Wiki", "", "Pages published from the brain's curated knowledge (`aida brain publish`).", ""]
-    for rel, text in sorted(entries.items(), key=lambda kv: str(split_front_matter(kv[1])[0].get("title") or kv[0]).lower()):
-        title = str(split_front_matter(text)[0].get("title") or rel[5:-3])
+    titled = sorted((str(split_front_matter(text)[0].get("title") or rel[5:-3]), rel) for rel, text in entries.items())
+    for title, rel in sorted(titled, key=lambda t: t[0].lower()):
         lines.append(f"- {md_link(title, rel[len('wiki/'):])}")
     return "\n".join(lines) + "\n"

@@ -46,8 +46,8 @@ SHELF_HEADER = ("# Brain index: the shelf\n\n"
                 "<!-- Generated; entries that did not fit INDEX.md's budget. Not loaded at start-up; "
                 "`aida brain recall` searches the records themselves. -->\n\n")
 _NEVER = re.compile(r"^(?:please\s+)?(?:never|don'?t|do not|avoid|stop|no longer)\s+(.+)$", re.I)
-_ALWAYS = re.compile(r"^(?:please\s+)?(?:always|make sure (?:to|that|you)|remember to|be sure to|must|you must)\s+(.+)$",
-                     re.I)
+_ALWAYS = re.compile(r"^(?:please\s+)?(?:always|make sure (?:to|that|you)|remember to|be sure to|must|you must)"
+                     r"\s+(.+)$", re.I)
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,15 @@ remembers people, not phonetic accidents:
   English ending ("controlled" is not a mishearing of "control"), names of at least five
   letters only.
 
-Matching works on whole words: a word is a run of letters, digits or underscores, and a multi-word name
-matches words separated only by spaces or hyphens, so nothing is ever replaced inside another
-word. Every replacement is reported with where it started in the text it was made on.
+Matching works on whole words: a word is a run of letters, digits or underscores, and a
+multi-word name matches words separated only by spaces or hyphens, so nothing is ever replaced
+inside another word. Every replacement is reported with where it started in the text it was
+made on. A name already spelled right claims its words, so no other term rewrites part of it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -246,6 +248,7 @@ class _Words:
             self.at.setdefault(w, []).append(i)
         self._starts: dict[int, list[int]] = {}
         self._grams: dict[int, dict[tuple[str, ...], list[int]]] = {}
+        self._lengths: dict[int, dict[int, list[tuple[str, tuple[str, ...]]]]] = {}
 
     def starts(self, n: int) -> list[int]:
         """Indexes where a run of ``n`` joined words starts (computed once per length)."""
@@ -268,6 +271,17 @@ class _Words:
                 out.setdefault(tuple(self.folded[i:i + n]), []).append(i)
             self._grams[n] = out
         return self._grams[n]
+
+    def by_length(self, n: int) -> dict[int, list[tuple[str, tuple[str, ...]]]]:
+        """Distinct all-letter runs of ``n`` words, joined, grouped by length (fuzzy candidates)."""
+        if n not in self._lengths:
+            out: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+            for gram in self.grams(n):
+                if all(w.isalpha() for w in gram):
+                    heard = "".join(gram)
+                    out.setdefault(len(heard), []).append((heard, gram))
+            self._lengths[n] = out
+        return self._lengths[n]
 
     def matches(self, target: list[str]):
         """Indexes where the folded words ``target`` stand, joined."""
@@ -343,55 +357,63 @@ def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
     name_key = _norm(term.name)
     name_words = {w.casefold() for w in _WORD.findall(term.name)}
     targets = {_norm(s) for s in (term.name, *term.aliases)}
-    targets = [t for t in targets if len(t) >= MIN_FUZZY_LETTERS]
-    if len(name_key) < MIN_FUZZY_LETTERS or not targets:
+    # one matcher per spelling: difflib indexes its second sequence once and reuses it
+    matchers = [SequenceMatcher(None, "", t, autojunk=False) for t in targets if len(t) >= MIN_FUZZY_LETTERS]
+    if len(name_key) < MIN_FUZZY_LETTERS or not matchers:
         return
 
     def best(heard: str) -> float:
-        return max(_cached_score(heard, t, threshold, scores) for t in targets)
+        return max(_cached_score(heard, m, threshold, scores) for m in matchers)
 
     n_name = len(_WORD.findall(term.name))
     for n in (n_name, n_name + 1):  # n + 1: a name heard as two fragments ("Shi von")
-        for heard_words, starts in words.grams(n).items():
-            if any(w in _COMMON and w not in name_words for w in (heard_words[0], heard_words[-1])):
+        pool = words.by_length(n)
+        # difflib's ratio is at most 2 * shorter / (sum of lengths): only these lengths can reach it
+        lengths = {k for m in matchers for k in range(math.ceil(len(m.b) * threshold / (2 - threshold)),
+                                                       math.floor(len(m.b) * (2 - threshold) / threshold) + 1)}
+        for length in sorted(lengths):
+            if length < MIN_FUZZY_LETTERS - 1:
                 continue
-            if not all(w.isalpha() for w in heard_words):
-                continue
-            heard = "".join(heard_words)
-            if heard == name_key or len(heard) < MIN_FUZZY_LETTERS - 1:
-                continue
-            if n > n_name and any(best("".join(part)) >= threshold for part in (heard_words[:-1], heard_words[1:])):
-                continue  # a close match plus a neighbouring word: the shorter run is the match
-            score = best(heard)
-            if score < threshold:
-                continue
-            for i in starts:
-                run = words.run(i, n)
-                yield _Candidate(run[0][0], run[-1][1], i, i + n - 1, term.name, "fuzzy", score)
+            for heard, heard_words in pool.get(length, ()):
+                if heard == name_key:
+                    continue
+                if any(w in _COMMON and w not in name_words for w in (heard_words[0], heard_words[-1])):
+                    continue
+                score = best(heard)
+                if score < threshold:
+                    continue
+                if n > n_name and any(best("".join(part)) >= threshold for part in (heard_words[:-1], heard_words[1:])):
+                    continue  # a close match plus a neighbouring word: the shorter run is the match
+                for i in words.grams(n)[heard_words]:
+                    run = words.run(i, n)
+                    yield _Candidate(run[0][0], run[-1][1], i, i + n - 1, term.name, "fuzzy", score)
 
 
-def _cached_score(heard: str, target: str, threshold: float, scores: dict) -> float:
+def _cached_score(heard: str, matcher: SequenceMatcher, threshold: float, scores: dict) -> float:
+    target = matcher.b
     # ratio = 2 * matches / total length <= 2 * shorter / total: most pairs are ruled out by length
     if 2 * min(len(heard), len(target)) < threshold * (len(heard) + len(target)):
         return 0.0
     key = (heard, target)
     if key not in scores:
-        scores[key] = _score(heard, target, threshold)
+        scores[key] = _score(heard, matcher, threshold)
     return scores[key]
 
 
 _INFLECTIONS = frozenset("s es d ed led ing ling er ers ly ment ments ness ish".split())
 
 
-def _score(heard: str, target: str, threshold: float = 0.0) -> float:
-    """difflib's ratio, or any value under ``threshold`` once it is known to be under it."""
+def _score(heard: str, matcher: SequenceMatcher, threshold: float) -> float:
+    """difflib's ratio against the matcher's spelling, or any value under ``threshold`` once it
+    is known to be under it."""
+    target = matcher.b
     # The target plus an English ending ("Owens", "controlled") is another word built on it, not
     # a mishearing: leave it alone (a known one belongs in the aliases).
     if heard.startswith(target) and heard[len(target):] in _INFLECTIONS:
         return 0.0
-    m = SequenceMatcher(None, heard, target, autojunk=False)
-    quick = m.quick_ratio()  # an upper bound from letter counts alone
-    return quick if quick < threshold else m.ratio()
+    matcher.set_seq1(heard)
+    quick = matcher.quick_ratio()  # an upper bound from letter counts alone
+    return quick if quick < threshold else matcher.ratio()
 
 
 def _non_overlapping(cands: list[_Candidate]) -> list[_Candidate]:

@@ -28,7 +28,7 @@ from datetime import date as Date, datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..errors import AudioError, BrainError, InvalidInput
+from ..errors import AudioError, BrainError, InvalidInput, ProviderError
 from .glossary import brain_glossary
 from .hear import Heard, hear
 from .transcribe import Progress, Transcriber, WhisperTranscriber, stamp
@@ -49,13 +49,15 @@ class MeetingResult:
     title: str
     date: str
     heard: Heard | None = None  # None when skipped
+    notes: tuple[str, ...] = ()  # what the user should know (the model failed, the offline distiller ran)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"sha256": self.sha256, "skipped": self.skipped, "transcript": self.transcript_path,
-                               "keys": list(self.keys), "title": self.title, "date": self.date}
+                               "keys": list(self.keys), "title": self.title, "date": self.date,
+                               "notes": list(self.notes)}
         if self.heard is not None:
             t = self.heard.transcript
-            out.update(model=t.model, device=t.device, compute_type=t.compute_type,
+            out.update(model=t.model, device=t.device, compute_type=t.compute_type, biasing=self.heard.biasing,
                        audio_seconds=round(t.audio_seconds, 2), replacements=[r.to_dict() for r in self.heard.replacements])
         return out
 
@@ -123,7 +125,15 @@ def harvest_meeting(
     source = f"meeting:{sha}"
     context = {"kind": "meeting", "title": title, "date": meeting_date, "attendees": people,
                "audio": path.name, "duration_seconds": round(heard.transcript.audio_seconds, 1)}
-    proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=llm)
+    notes: list[str] = []
+    try:
+        proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=llm)
+    except ProviderError as e:
+        if llm is None:
+            raise
+        # The transcript cost minutes and the recording is not coming back: keep it, distilled offline.
+        notes.append(f"{e} The meeting was distilled offline instead.")
+        proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=None)
     items = _records(proposed, source)
 
     with brain.lock():
@@ -132,7 +142,7 @@ def harvest_meeting(
             return _skipped(sha, seen)
         rel = _free_path(brain, f"meetings/{meeting_date}-{_slug(title)}.md")
         for item in items:
-            item.setdefault("extra", {})["transcript"] = rel
+            item["extra"] = {**(item.get("extra") or {}), "transcript": rel, "meeting_date": meeting_date}
         records = brain.remember_many(items, message=f"meeting: {title} ({meeting_date})") if items else []
         keys = tuple(r.key for r in records)
         page = transcript_page(heard, title=title, date=meeting_date, attendees=people, sha256=sha,
@@ -143,7 +153,7 @@ def harvest_meeting(
                        "at": datetime.now().astimezone().isoformat(timespec="seconds")}
         brain.write_text(MARKER, json.dumps({"meetings": marker}, indent=2, sort_keys=True) + "\n",
                          f"harvest: meeting {sha[:12]}")
-    return MeetingResult(sha, False, rel, keys, title, meeting_date, heard)
+    return MeetingResult(sha, False, rel, keys, title, meeting_date, heard, tuple(notes))
 
 
 def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[str], sha256: str,
@@ -160,6 +170,7 @@ def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[
         "audio_sha256": sha256,
         "duration_seconds": round(t.audio_seconds, 1),
         "transcribed_with": f"{t.model} on {t.device} ({t.compute_type})",
+        "name_biasing": heard.biasing,
         "records": list(keys),
         "corrections": [f"{r.heard} -> {r.name}" for r in heard.replacements],
     }
