@@ -189,8 +189,9 @@ class Brain:
             except (MalformedRecord, OSError):
                 old = None
             if old is not None:
-                if old.body == rec.body and old.type == rec.type and old.tags == rec.tags:
-                    return Written(old, rel, False)
+                if (old.body, old.type, old.tags, old.expires) == (rec.body, rec.type, rec.tags, rec.expires) \
+                        and all(old.extra.get(k) == v for k, v in rec.extra.items()):
+                    return Written(old, rel, False)  # nothing new: no file write, no commit
                 rec.supersedes = old.id
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)
@@ -237,21 +238,26 @@ class Brain:
 
     def write_text(self, rel: str, text: str, message: str) -> Path:
         """Write a non-record file (glossary, watermark, meeting transcript...) and commit it."""
-        target = contained(self.root, rel)
-        rel_posix = target.relative_to(Path(os.path.realpath(self.root))).as_posix()
-        if rel_posix.startswith(".git/") or rel_posix == ".git" or rel_posix.startswith(".aida/"):
-            raise InvalidInput(f"{rel} is Aida's or git's own state and cannot be written as a brain file.")
+        target, rel_posix = self._brain_file(rel)
         with self.lock():
             atomic_write_bytes(target, text.encode("utf-8"))
-            from .shelves import shelf_of
+            from .shelves import on_shelf
 
-            if shelf_of(rel_posix):
+            if on_shelf(rel_posix):
                 try:
                     self.index.upsert_file(rel_posix, text.encode("utf-8"))
                 except MalformedRecord:
                     pass  # lint reports it; the catalog skips it like any hand-made bad file
             self.git.commit([rel_posix], message)
         return target
+
+    def _brain_file(self, rel: str) -> tuple[Path, str]:
+        """A path inside the brain that is not git's or Aida's own state: (target, relative posix)."""
+        target = contained(self.root, rel)
+        rel_posix = target.relative_to(Path(os.path.realpath(self.root))).as_posix()
+        if rel_posix.split("/", 1)[0] in (".git", ".aida"):
+            raise InvalidInput(f"{rel} is Aida's or git's own state and cannot be written as a brain file.")
+        return target, rel_posix
 
     def read_text(self, rel: str) -> str | None:
         target = contained(self.root, rel)
@@ -265,17 +271,17 @@ class Brain:
         with self.lock():
             touched = []
             for src, dst in moves:
-                s, d = contained(self.root, src), contained(self.root, dst)
+                (s, src), (d, dst) = self._brain_file(src), self._brain_file(dst)
                 d.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(s, d)
                 from .fsutil import fsync_dir
 
                 fsync_dir(d.parent)
-                from .shelves import shelf_of
+                from .shelves import on_shelf
 
-                if shelf_of(src):
+                if on_shelf(src):
                     self.index.remove_file(src)
-                if shelf_of(dst):
+                if on_shelf(dst):
                     self.index.upsert_file(dst, d.read_bytes())
                 touched += [src, dst]
             self.git.commit(touched, message)

@@ -56,8 +56,8 @@ def is_tmp(name: str) -> bool:
 
 
 def contained(root: Path, relative: str | os.PathLike) -> Path:
-    """``root / relative``, refused unless it stays inside ``root`` (no ``..``, no absolute path,
-    no NUL byte, no symlink on the way out)."""
+    """``root / relative``, refused unless it names something inside ``root`` (no ``..``, no
+    absolute path, no NUL byte, no symlink on the way out, not ``root`` itself)."""
     rel = os.fspath(relative)
     if "\x00" in rel:
         raise InvalidInput("A path with a NUL byte was refused.")
@@ -67,4 +67,6 @@ def contained(root: Path, relative: str | os.PathLike) -> Path:
     target = Path(os.path.realpath(root_real / rel))
     if target != root_real and root_real not in target.parents:
         raise InvalidInput(f"The path {rel!r} leads outside the brain and was refused.")
+    if target == root_real or rel.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
+        raise InvalidInput(f"The path {rel!r} names a folder, not a file in the brain; give a file's path.")
     return root_real / rel

@@ -71,6 +71,13 @@ def checksum(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
+def on_shelf(rel: str) -> bool:
+    """Whether the catalog holds a file at ``rel``: on a shelf, with the shelf's suffix, at the
+    shelf's depth (a file in ``knowledge/proposals/`` is not on the knowledge shelf)."""
+    shelf = shelf_of(rel)
+    return shelf is not None and rel.endswith(SHELVES[shelf][0]) and rel.count("/") == SHELVES[shelf][1] + 1
+
+
 def shelf_of(rel: str) -> str | None:
     head = rel.split("/", 1)[0]
     return head if head in SHELVES else None

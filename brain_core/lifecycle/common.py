@@ -143,12 +143,10 @@ def write_files(brain, files: dict[str, str], message: str) -> list[str]:
 
 
 def on_shelf(rel: str) -> bool:
-    """Whether the catalog holds files at ``rel`` (its shelf, at the shelf's depth: a file in
-    ``knowledge/proposals/`` is not on the knowledge shelf)."""
-    from ..shelves import SHELVES, shelf_of
+    """Whether the catalog holds files at ``rel`` (see :func:`brain_core.shelves.on_shelf`)."""
+    from ..shelves import on_shelf as core_on_shelf
 
-    shelf = shelf_of(rel)
-    return shelf is not None and rel.endswith(SHELVES[shelf][0]) and rel.count("/") == SHELVES[shelf][1] + 1
+    return core_on_shelf(rel)
 
 
 def archive_path(brain, rel: str, record_id: str | None = None) -> str:

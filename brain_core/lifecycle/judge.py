@@ -104,7 +104,12 @@ def make_judge(config) -> Judge:
     from ..llm import make_provider
 
     max_chars = setting(config, "consolidate.max_chars", DEFAULT_MAX_CHARS, int)
-    llm = make_provider(config)
+    from ..errors import ProviderError
+
+    try:
+        llm = make_provider(config)
+    except ProviderError:
+        llm = None  # a provider configured without its key: the deterministic checks still judge safely
     return LLMJudge(llm, max_chars) if llm is not None else RuleJudge(max_chars)
 
 
