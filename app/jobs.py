@@ -14,14 +14,94 @@ instead of killing the app.
 
 from __future__ import annotations
 
+import gc
 import logging
+import threading
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from brain_core.errors import BrainError
 
 log = logging.getLogger("aida.app")
+_imports_hardened = False
+
+
+def harden_imports() -> None:
+    """Make ``import`` in a worker thread safe under PySide6.
+
+    shiboken replaces ``__import__`` and, for every newly imported ``.py`` module, reads the
+    module's source with :func:`inspect.getsource` to see whether it uses PySide6 (for its
+    opt-in ``from __feature__ import ...`` switches). Done on a worker thread while the UI
+    thread runs, that corrupts memory and the UI thread crashes later (seen here as a segfault
+    in the event loop the first time a worker imported ``brain_core.recall``). Aida never uses
+    ``__feature__``, so every module is simply marked "ignore", which is what the check returns
+    for modules without PySide6 in their source.
+    """
+    global _imports_hardened
+    if _imports_hardened:
+        return
+    try:
+        from shibokensupport import feature  # type: ignore[import-not-found]
+    except ImportError:  # another Qt binding or a PySide6 without the hook: nothing to do
+        _imports_hardened = True
+        return
+    if hasattr(feature, "_mod_uses_pyside"):
+        feature._mod_uses_pyside = lambda _module: False
+    _imports_hardened = True
+
+
+class MainThreadGC:
+    """Keep Python's cycle collector on the UI thread while other threads run Python code.
+
+    The collector runs in whichever thread happens to allocate when a threshold is crossed. If
+    that is a worker (or the microphone's or the hotkey listener's thread), it may destroy Qt
+    objects that live in the UI thread (an old window, a finished job's signals) from the wrong
+    thread, and the UI thread crashes later on an event for the freed object. So, while anything
+    else runs (``hold`` .. ``release``; the app holds for its whole life), automatic collection is
+    off and a timer on the UI thread collects as the thresholds would have.
+    """
+
+    def __init__(self) -> None:
+        self._holds = 0
+        self._disabled_here = False
+        self._timer: QTimer | None = None
+
+    def hold(self) -> None:
+        assert threading.current_thread() is threading.main_thread(), "hold() belongs on the UI thread"
+        self._holds += 1
+        if self._holds == 1 and gc.isenabled():
+            gc.disable()
+            self._disabled_here = True
+        if self._timer is None and QCoreApplication.instance() is not None:
+            self._timer = QTimer(QCoreApplication.instance())
+            self._timer.setInterval(250)
+            self._timer.timeout.connect(self.collect)
+        if self._timer is not None and not self._timer.isActive():
+            self._timer.start()
+
+    def release(self) -> None:
+        self._holds = max(0, self._holds - 1)
+        if self._holds == 0:
+            if self._timer is not None:
+                self._timer.stop()
+            if self._disabled_here:
+                self._disabled_here = False
+                gc.enable()
+
+    def collect(self) -> None:
+        """What automatic collection would do now, done here, on the UI thread."""
+        t0, t1, t2 = gc.get_threshold()
+        c0, c1, c2 = gc.get_count()
+        if c2 > t2 and t2:
+            gc.collect(2)
+        elif c1 > t1 and t1:
+            gc.collect(1)
+        elif c0 > t0 and t0:
+            gc.collect(0)
+
+
+main_thread_gc = MainThreadGC()
 
 
 class JobSignals(QObject):
@@ -60,13 +140,14 @@ class Lane:
     """One thread's worth of work, in order, with state only that thread touches."""
 
     def __init__(self, name: str, state_factory: Callable[[], Any]) -> None:
+        harden_imports()
         self.name = name
         self.pool = QThreadPool()
         self.pool.setMaxThreadCount(1)
         self.pool.setExpiryTimeout(-1)  # keep the thread: its thread-locals (ONNX, CTranslate2) stay warm
         self._factory = state_factory
         self._state: Any = None
-        self._live: set[Job] = set()  # a job's signals must outlive its run until delivered
+        self._live: dict[object, Job] = {}  # a job's signals must outlive its run until delivered
 
     @property
     def pending(self) -> int:
@@ -82,21 +163,26 @@ class Lane:
                on_failed: Callable[[str], None] | None = None,
                on_progress: Callable[[float], None] | None = None) -> Job:
         job = Job(name, lambda _state, report: fn(self.state(), report), None)
-        self._live.add(job)
-
-        def finished(*_: Any) -> None:
-            self._live.discard(job)
-
-        job.signals.done.connect(finished)
-        job.signals.failed.connect(finished)
-        if on_done is not None:
-            job.signals.done.connect(on_done)
-        if on_failed is not None:
-            job.signals.failed.connect(on_failed)
+        ticket = object()  # the connections hold this, not the job: no reference cycle through Qt
+        self._live[ticket] = job
+        main_thread_gc.hold()
+        # One connection per signal: bookkeeping first, then the caller's slot, in one delivery.
+        job.signals.done.connect(lambda result: self._deliver(ticket, on_done, result))
+        job.signals.failed.connect(lambda message: self._deliver(ticket, on_failed, message))
         if on_progress is not None:
             job.signals.progress.connect(on_progress)
         self.pool.start(job)
         return job
+
+    def _deliver(self, ticket: object, callback: Callable[[Any], None] | None, value: Any) -> None:
+        self._finish(ticket)
+        if callback is not None:
+            callback(value)
+
+    def _finish(self, ticket: object) -> None:
+        """Once per job, on the UI thread: forget it and let the collector go."""
+        if self._live.pop(ticket, None) is not None:
+            main_thread_gc.release()
 
     def wait(self, msecs: int = -1) -> bool:
         return self.pool.waitForDone(msecs)
@@ -105,6 +191,8 @@ class Lane:
         """Wait for the running job, then drop the state (closing a brain it holds)."""
         self.pool.clear()
         self.pool.waitForDone()
+        for ticket in list(self._live):  # cleared before they ran, or their signals not yet delivered
+            self._finish(ticket)
         state, self._state = self._state, None
         closer = getattr(state, "close", None)
         if callable(closer):

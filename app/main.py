@@ -26,6 +26,7 @@ from brain_core.errors import BrainError
 from .dropzone import DropZone, meeting_summary
 from .hotkeys import DEFAULT_PTT, DEFAULT_RECALL, GlobalHotkeys
 from .icons import app_icon
+from .jobs import main_thread_gc
 from .notify import EventFollower, Notice, Notifier
 from .popup import RecallPopup
 from .service import AidaService
@@ -300,6 +301,7 @@ def run(config: Config | None = None, *, ready_file: str | None = None, hotkeys:
     app.setApplicationName("Aida")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
+    main_thread_gc.hold()  # for the app's whole life: the microphone and hotkey threads run Python too
     config = config or Config.load()
     server = InstanceServer(server_name(config.path))
     if not server.listen():

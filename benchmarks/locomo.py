@@ -2,6 +2,7 @@
 
     python benchmarks/locomo.py                      # all 10 conversations, hybrid + bm25 + vectors
     python benchmarks/locomo.py --tune               # choose fusion settings on conversations 0-4
+    python benchmarks/locomo.py --steps 5-9          # what each change bought, on the held-out half
     python benchmarks/locomo.py --set recall.vector_weight=0.3 --modes hybrid
 
 The data set (LoCoMo, CC BY-NC 4.0) is read from ../shared/bench/locomo/locomo10.json at run time and
@@ -35,7 +36,10 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 KS = (1, 5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-MODES = {"hybrid": {}, "bm25": {"vector_weight": 0.0}, "vector": {"bm25_weight": 0.0}}
+# bm25 / vector: one stage's weight set to 0, everything else as configured; plain-bm25: bm25 and
+# nothing else (no source or date lift), the reference row of the data set's README.
+MODES = {"hybrid": {}, "bm25": {"vector_weight": 0.0}, "vector": {"bm25_weight": 0.0},
+         "plain-bm25": {"vector_weight": 0.0, "source_weight": 0.0, "date_boost": 0.0}}
 _EVID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
@@ -165,15 +169,15 @@ class Tally:
         return {k: 100 * statistics.fmean(r[k] for r in rs) for k in KS} if rs else {k: float("nan") for k in KS}
 
     def table(self, title: str) -> str:
-        lines = [f"\n{title}", f"{'mode':8} {'level':16} {'n':>5} " + " ".join(f"R@{k:<4}" for k in KS) + "  p50 ms"]
+        lines = [f"\n{title}", f"{'mode':10} {'level':16} {'n':>5} " + " ".join(f"R@{k:<4}" for k in KS) + "  p50 ms"]
         for (mode, level), rs in sorted(self.rows.items(), key=lambda x: (list(MODES).index(x[0][0]), x[0][1])):
             m = self.mean(rs)
             lat = f"{statistics.median(self.lat[mode]) * 1000:7.1f}" if self.lat.get(mode) and level == "turn" else ""
-            lines.append(f"{mode:8} {level:16} {len(rs):5} " + " ".join(f"{m[k]:5.1f}" for k in KS) + f"  {lat}")
-        lines.append(f"\n{'per category':36} {'n':>3} " + " ".join(f"R@{k:<4}" for k in KS))
+            lines.append(f"{mode:10} {level:16} {len(rs):5} " + " ".join(f"{m[k]:5.1f}" for k in KS) + f"  {lat}")
+        lines.append(f"\n{'per category':38} {'n':>3} " + " ".join(f"R@{k:<4}" for k in KS))
         for (mode, level, cat), rs in sorted(self.cats.items(), key=lambda x: (list(MODES).index(x[0][0]), x[0][1], x[0][2])):
             m = self.mean(rs)
-            lines.append(f"{mode:8} {level:15} {CATEGORIES[cat]:11} {len(rs):3} " + " ".join(f"{m[k]:5.1f}" for k in KS))
+            lines.append(f"{mode:10} {level:15} {CATEGORIES[cat]:11} {len(rs):3} " + " ".join(f"{m[k]:5.1f}" for k in KS))
         return "\n".join(lines)
 
     def summary(self) -> dict:
@@ -244,10 +248,7 @@ def offline_recall(items: list[dict], params) -> dict[int, float]:
     return Tally.mean(rs)
 
 
-def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_text: bool) -> None:
-    """Grid-search the fusion settings on ``convs`` by turn-level R@5 + R@10; prints the best."""
-    from brain_core.recall import RecallParams
-
+def collect_all(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_text: bool):
     plain, dated = [], []
     for i in convs:
         cfg = make_config(workdir / f"c{i}", {})
@@ -257,6 +258,36 @@ def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_te
         tb.close()
         sb.close()
         print(f"collected conversation {i}", file=sys.stderr)
+    return plain, dated
+
+
+def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_text: bool) -> None:
+    """What each change to recall bought, replayed offline on ``convs`` (turn level)."""
+    from dataclasses import replace
+
+    from brain_core.recall import RecallParams
+
+    plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
+    before = RecallParams(fusion="rrf", vector_weight=0.5, rrf_k=60, date_boost=0.0, source_weight=0.0)
+    rows = [("before: rrf, bm25 1 + vectors 0.5, k 60", before, plain),
+            ("bm25 alone", replace(before, vector_weight=0.0), plain),
+            ("vectors alone", replace(before, bm25_weight=0.0, vector_weight=1.0), plain),
+            ("1. rrf weights tuned (vectors 0.4, k 20)", replace(before, vector_weight=0.4, rrf_k=20), plain),
+            ("2. score fusion (bm25 1 + vectors 0.5)", replace(before, fusion="score"), plain),
+            ("3. + dates named in the question (lift 1.0)", replace(before, fusion="score", date_boost=1.0), dated),
+            ("4. + source context (0.3)", replace(before, fusion="score", date_boost=1.0, source_weight=0.3), dated)]
+    print(f"\nturn level, conversations {convs[0]}-{convs[-1]} ({len(plain)} questions), 100 candidates a stage")
+    print(f"{'':46} " + " ".join(f"R@{k:<4}" for k in KS))
+    for label, p, items in rows:
+        m = offline_recall(items, p)
+        print(f"{label:46} " + " ".join(f"{m[k]:5.1f}" for k in KS))
+
+
+def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_text: bool) -> None:
+    """Grid-search the fusion settings on ``convs`` by turn-level R@5 + R@10; prints the best."""
+    from brain_core.recall import RecallParams
+
+    plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
     results = []
     grid = [("rrf", vw, rrf_k, 0.0, 0.0) for vw in (0.1, 0.2, 0.3, 0.4, 0.5, 1.0) for rrf_k in (5, 20, 60)]
     grid += list(itertools.product(["score"], (0.2, 0.3, 0.4, 0.5, 0.7, 1.0), [60], (0.0, 0.25, 0.5, 1.0, 2.0),
@@ -293,7 +324,8 @@ def main(argv=None) -> int:
     ap.add_argument("--convs", default="0-9", help="conversations to evaluate (default 0-9)")
     ap.add_argument("--held-out", default="5-9", help="conversations the settings were not tuned on")
     ap.add_argument("--tune", metavar="CONVS", nargs="?", const="0-4", help="grid-search fusion settings on CONVS")
-    ap.add_argument("--modes", default="hybrid,bm25,vector")
+    ap.add_argument("--steps", metavar="CONVS", help="replay each change to recall on CONVS (e.g. 5-9)")
+    ap.add_argument("--modes", default="hybrid,bm25,vector,plain-bm25")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting, e.g. recall.rrf_k=20")
     ap.add_argument("--date-in-text", action="store_true", help="prefix each turn with its session date")
     ap.add_argument("--json", type=Path, help="also write the figures here")
@@ -311,8 +343,8 @@ def main(argv=None) -> int:
         overrides[k] = json.loads(v) if re.fullmatch(r"-?[\d.]+|true|false", v) else v
     with tempfile.TemporaryDirectory(prefix="aida-locomo-") as tmp:
         workdir = Path(tmp)
-        if args.tune:
-            tune(data, span(args.tune), workdir, embedder, args.date_in_text)
+        if args.tune or args.steps:
+            (tune if args.tune else steps)(data, span(args.tune or args.steps), workdir, embedder, args.date_in_text)
             return 0
         held = set(span(args.held_out))
         every, held_out = Tally(), Tally()

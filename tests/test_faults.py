@@ -25,10 +25,10 @@ def _assert_nothing_lost(a) -> None:
 def test_records_reported_written_survive_sigkill_at_random_points(tmp_path):
     root = tmp_path / "brain"
     Brain.init(root).close()
-    res = crash_writes(root, trials=8, rng=random.Random(8), per_child=25, window=2.0)
+    res = crash_writes(root, trials=8, rng=random.Random(8), per_child=400, window=2.0)
     a = res["audit"]
-    assert res["kills"] >= 5  # most children die mid-run
-    assert a.reported > 20  # and they had written things before dying
+    assert res["kills"] == 8  # every child dies mid-run (400 records take far longer than 2 s)
+    assert a.reported >= 8  # and they had written things before dying
     _assert_nothing_lost(a)
     assert git(root, "fsck", "--no-progress") == ""
     # the recovery write cleared whatever the crashes left in git's way

@@ -128,6 +128,8 @@ def test_a_name_heard_as_two_fragments(glossary):
         "Siobhans bike and Tomaszs keys.",
         "I own it; we owned it; she owns it.",  # close to Owen, but ordinary words
         "The letter queue and the letter cue.",
+        "damage the control, damage six control",  # a word inside a multi-word name
+        "The damaged controls were replaced.",  # name words with English endings
         "Tomatoes, tomorrow, thumbs, shovel, seven, sheriff.",
         "Thomas_var and thomas123 stay",  # word characters glued to the alias
     ],

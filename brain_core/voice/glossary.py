@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from ..errors import BrainError, InvalidInput
 
@@ -365,8 +365,11 @@ def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
     def best(heard: str) -> float:
         return max(_cached_score(heard, m, threshold, scores) for m in matchers)
 
-    n_name = len(_WORD.findall(term.name))
-    for n in (n_name, n_name + 1):  # n + 1: a name heard as two fragments ("Shi von")
+    name_order = [w.casefold() for w in _WORD.findall(term.name)]
+    n_name = len(name_order)
+    # a one-word name may be heard as two fragments ("Shi von"); a longer name is matched word for
+    # word, so a word said between its words ("damage six control") never joins it
+    for n in (n_name, n_name + 1) if n_name == 1 else (n_name,):
         pool = words.by_length(n)
         # difflib's ratio is at most 2 * shorter / (sum of lengths): only these lengths can reach it
         lengths = {k for m in matchers for k in range(math.ceil(len(m.b) * threshold / (2 - threshold)),
@@ -375,10 +378,10 @@ def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
             if length < MIN_FUZZY_LETTERS - 1:
                 continue
             for heard, heard_words in pool.get(length, ()):
-                if heard == name_key:
+                if heard == name_key or (n == n_name > 1 and _inflected(heard_words, name_order)):
                     continue
-                if any(w in _COMMON and w not in name_words for w in (heard_words[0], heard_words[-1])):
-                    continue
+                if any(w in _COMMON and w not in name_words for w in heard_words):
+                    continue  # "the letter queue", "damage the control": ordinary words, not a mishearing
                 score = best(heard)
                 if score < threshold:
                     continue
@@ -401,6 +404,11 @@ def _cached_score(heard: str, matcher: SequenceMatcher, threshold: float, scores
 
 
 _INFLECTIONS = frozenset("s es d ed led ing ling er ers ly ment ments ness ish".split())
+
+
+def _inflected(heard_words: Sequence[str], name_words: Sequence[str]) -> bool:
+    """Is one of the heard words a name word plus an English ending ("damaged controls")?"""
+    return any(h != w and h.startswith(w) and h[len(w):] in _INFLECTIONS for h, w in zip(heard_words, name_words))
 
 
 def _score(heard: str, matcher: SequenceMatcher, threshold: float) -> float:
