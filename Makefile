@@ -60,6 +60,11 @@ gpu: install
 
 bench: install
 	$(PY) benchmarks/bench_core.py
+	$(PY) benchmarks/bench_router.py
+	$(PY) benchmarks/bench_harvest.py
+	$(PY) benchmarks/bench_redact.py
+	$(PY) benchmarks/bench_voice.py
+	$(PY) benchmarks/bench_tray.py
 
 package: install
 	$(PIP) install -q -e '.[package]'

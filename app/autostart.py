@@ -15,7 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .service import aida_command
+from .processes import aida_command
 
 LABEL = "app.aida.tray"
 RUN_KEY = r"HKEY_CURRENT_USER\Software\Microsoft\Windows\CurrentVersion\Run"

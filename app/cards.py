@@ -145,6 +145,7 @@ class AnswerView(QFrame):
         self.cited_title = QLabel("From your memory:")
         self.cited = QListWidget()
         self.cited.setMaximumHeight(110)
+        self.cited.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long lines are elided
         self.cited.itemActivated.connect(self._open)
         self.cited.itemClicked.connect(self._open)
         self.why = QLineEdit()
@@ -167,6 +168,7 @@ class AnswerView(QFrame):
             layout.addWidget(w)
         layout.addLayout(votes)
         layout.addWidget(self.thanks)
+        layout.addStretch(1)  # keep it together at the top, however tall the popup
 
     def show_heard(self, heard: Any) -> None:
         fixes = len(getattr(heard, "replacements", ()) or ())

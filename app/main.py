@@ -34,6 +34,7 @@ from .settings import DEFAULT_SWEEP_MINUTES, SettingsDialog
 from .single_instance import InstanceServer, server_name
 
 log = logging.getLogger("aida.app")
+MEETING_PROFILE = "meeting"  # brain_core.voice.meeting.PROFILE, without importing the voice stack
 STARTED = time.perf_counter()  # as close to `aida tray` as this module gets: for the ready file
 
 
@@ -79,6 +80,8 @@ class AidaApp(QObject):
         self.hotkey_problem: str | None = None
         self._want_hotkeys = hotkeys
         s = self.service
+        s.meetingStarted.connect(lambda _name: self.notifier.defer(MEETING_PROFILE))
+        s.meetingFailed.connect(lambda _name, _msg: self._meeting_ended(None))
         s.meetingDone.connect(self._meeting_done)
         s.failed.connect(self._failed)
         s.recordingChanged.connect(self._recording)
@@ -86,10 +89,12 @@ class AidaApp(QObject):
         if server is not None:
             server.command.connect(self.handle_command)
         self._manual_harvest = False
+        self._running = False
 
     # -- life ------------------------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._running = True
         if self.tray is not None:
             self.tray.show()
             self._wait_for_icon(time.perf_counter())
@@ -98,6 +103,13 @@ class AidaApp(QObject):
             self._write_ready(shown=self.window.isVisible(), geometry=None, tray=False)
         self.follower.start()
         self._arm_sweep()
+        # What is not needed to show the icon waits for the event loop (the icon paints first).
+        QTimer.singleShot(0, self._start_background)
+
+    @Slot()
+    def _start_background(self) -> None:
+        if not self._running:
+            return  # shut down before the event loop came round
         self._start_hotkeys()
         self.service.check_head()
         if self.config.get("tray.warm_up", True):
@@ -117,7 +129,7 @@ class AidaApp(QObject):
         if self.ready_file is None:
             return
         data = {"pid": os.getpid(), "shown": shown, "tray": tray, "geometry": geometry,
-                "ms_since_import": round((time.perf_counter() - STARTED) * 1000, 1), "at": time.time()}
+                "ms_since_app_import": round((time.perf_counter() - STARTED) * 1000, 1), "at": time.time()}
         from brain_core.fsutil import atomic_write_text
 
         atomic_write_text(self.ready_file, json.dumps(data) + "\n")
@@ -197,6 +209,7 @@ class AidaApp(QObject):
             app.quit()
 
     def shutdown(self) -> None:
+        self._running = False
         self.sweep.stop()
         self.hotkeys.stop()
         self.follower.stop()
@@ -247,9 +260,15 @@ class AidaApp(QObject):
         if on and not self.popup.isVisible():
             self.popup.show_popup("ask")
 
+    def _meeting_ended(self, source: str | None) -> None:
+        if not self.service.back.pending:  # the last meeting in the queue
+            self.notifier.release(MEETING_PROFILE, source)
+        elif source:
+            self.notifier.suppress(source)
+
     @Slot(object)
     def _meeting_done(self, result) -> None:
-        self.notifier.suppress(f"meeting:{result.sha256}")
+        self._meeting_ended(f"meeting:{result.sha256}")
         target = (result.transcript_path,) if result.transcript_path else ()
         self.notifier.notify(Notice("Meeting harvested", meeting_summary(result), target))
 
@@ -297,7 +316,7 @@ def run(config: Config | None = None, *, ready_file: str | None = None, hotkeys:
     check_display()
     logging.basicConfig(level=os.environ.get("AIDA_LOG", "WARNING").upper(),
                         format="aida: %(levelname)s %(message)s")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or QApplication(["aida"])  # the window class desktops group by
     app.setApplicationName("Aida")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
-from .service import Recent, parse_event
+from .events import Recent, parse_event
 
 QUIET_TYPES = frozenset({"lesson"})  # the user's own thumbs up/down: no need to tell them
 
@@ -157,16 +157,35 @@ class Notifier(QObject):
         self._open = open_path
         self._last: Notice | None = None
         self._suppressed: dict[str, float] = {}  # source -> until (monotonic)
+        self._deferred: dict[str, list] = {}  # profile -> events held back until release()
 
     def suppress(self, source: str, seconds: float = 120.0) -> None:
         """Records from ``source`` were already announced (a meeting's own "done" notice)."""
         self._suppressed[source] = time.monotonic() + seconds
 
+    def defer(self, profile: str) -> None:
+        """Hold back new records of ``profile`` (a meeting is being harvested: it will say itself)."""
+        self._deferred.setdefault(profile, [])
+
+    def release(self, profile: str, announced_source: str | None = None) -> None:
+        """Stop holding ``profile``; what arrived meanwhile from elsewhere is shown now."""
+        held = self._deferred.pop(profile, [])
+        if announced_source:
+            self.suppress(announced_source)
+        self.on_events(held)
+
     @Slot(list)
     def on_events(self, events: list) -> None:
         now = time.monotonic()
         self._suppressed = {s: t for s, t in self._suppressed.items() if t > now}
-        wanted = [e for e in events if e.type not in QUIET_TYPES and e.source not in self._suppressed]
+        wanted = []
+        for e in events:
+            if e.type in QUIET_TYPES or e.source in self._suppressed:
+                continue
+            if e.profile in self._deferred:
+                self._deferred[e.profile].append(e)
+            else:
+                wanted.append(e)
         for notice in group(wanted):
             self.notify(notice)
 

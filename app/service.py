@@ -19,27 +19,27 @@ command that runs the CLI, and the function that opens a file.
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+import logging
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QObject, QProcess, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 
 from brain_core.config import Config
 from brain_core.errors import BrainError, BrainNotFound
 
+from .events import Recent, read_recent
 from .jobs import Lane
+from .processes import Processes, aida_command
 
+log = logging.getLogger("aida.app")
 DEFAULT = object()  # "the configured provider" / "the real thing"
 MEDIA_SUFFIXES = frozenset(
     ".wav .mp3 .m4a .ogg .oga .opus .flac .aac .wma .webm .mp4 .mkv .mov .avi .m4v .3gp".split())
-STATES = ("idle", "listening", "working", "paused", "error")
 
 
 @dataclass(frozen=True)
@@ -50,70 +50,8 @@ class RecallResult:
     seconds: float
 
 
-@dataclass(frozen=True)
-class Recent:
-    """One line of ``.aida/events.jsonl``: a record the brain wrote."""
-
-    key: str
-    path: str
-    profile: str
-    type: str
-    first_line: str
-    source: str
-    at: str
-
-
-def aida_command(*args: str) -> list[str]:
-    """How to run the ``aida`` command from inside the app (a frozen app is its own CLI)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, *args]
-    return [sys.executable, "-m", "brain_core", *args]
-
-
 def open_with_desktop(path: Path) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
-
-
-def read_recent(events_file: Path, n: int = 5, *, tail_bytes: int = 65536) -> list[Recent]:
-    """The newest ``n`` distinct records from the events file, newest first (reads only its tail)."""
-    try:
-        with open(events_file, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - tail_bytes))
-            data = f.read()
-    except FileNotFoundError:
-        return []
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    if size > tail_bytes and lines:
-        lines = lines[1:]  # the first line is probably cut
-    out: list[Recent] = []
-    seen: set[str] = set()
-    for line in reversed(lines):
-        ev = parse_event(line)
-        if ev is None or ev.path in seen:
-            continue
-        seen.add(ev.path)
-        out.append(ev)
-        if len(out) >= n:
-            break
-    return out
-
-
-def parse_event(line: str) -> Recent | None:
-    """A ``remembered`` event, or None for anything else (blank, torn, another kind of event)."""
-    line = line.strip()
-    if not line.startswith("{"):
-        return None
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("event") != "remembered" or not data.get("path"):
-        return None
-    return Recent(key=str(data.get("key") or ""), path=str(data["path"]), profile=str(data.get("profile") or ""),
-                  type=str(data.get("type") or ""), first_line=str(data.get("first_line") or ""),
-                  source=str(data.get("source") or ""), at=str(data.get("at") or ""))
 
 
 class AidaService(QObject):
@@ -142,9 +80,10 @@ class AidaService(QObject):
         self.config = config
         self._transcriber = transcriber
         self._audio_source = audio_source
+        self._own_audio = audio_source is None  # rebuilt from the settings when they change
+        self._own_transcriber = transcriber is None
         self._llm = llm
         self._meeting = meeting
-        self._command = command
         self._opener = opener
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
@@ -152,7 +91,8 @@ class AidaService(QObject):
         self.back = Lane("back", self._open_brain)
         self._latest_recall = 0
         self._recording = False
-        self._processes: dict[str, QProcess] = {}
+        self.processes = Processes(command, self)
+        self.processes.changed.connect(self._refresh_state)
         self._last_error_at = 0.0
         self._last_head: str | None = None
         self._state = "idle"
@@ -164,17 +104,16 @@ class AidaService(QObject):
         """Open (or, the first time, create) the brain; runs on a lane's thread."""
         from brain_core.brain import Brain
 
-        try:
-            brain = Brain.open(self.root, config=self.config)
-        except BrainNotFound:
-            if self.root.exists() and any(self.root.iterdir()):
-                raise BrainNotFound(f"{self.root} is not empty and is not a brain; choose another brain folder "
-                                    "in the settings.") from None
-            brain = Brain.init(self.root, config=self.config)
         with self._embedder_lock:  # loaded once, shared by both lanes (stateless per call)
+            try:
+                brain = Brain.open(self.root, config=self.config, embedder=self._embedder)
+            except BrainNotFound:
+                if self.root.exists() and any(self.root.iterdir()):
+                    raise BrainNotFound(f"{self.root} is not empty and is not a brain; choose another brain folder "
+                                        "in the settings.") from None
+                brain = Brain.init(self.root, config=self.config, embedder=self._embedder)
             if self._embedder is None:
                 self._embedder = brain.embedder
-        brain._embedder = self._embedder
         return brain
 
     @property
@@ -374,6 +313,7 @@ class AidaService(QObject):
 
         self.meetingStarted.emit(path.name)
         self._busy()
+
         def failed(message: str) -> None:
             self.meetingFailed.emit(path.name, message)
             self._fail(f"harvesting {path.name}", message)
@@ -413,7 +353,7 @@ class AidaService(QObject):
         if not manual and (self.paused or self.config.get("machine.role", "writer") == "reader"):
             return False
         args = ["--brain", str(self.root), "brain", "harvest"] + (["--now"] if manual else [])
-        return self._run("harvest", args, self._harvested)
+        return self.processes.start("harvest", args, self._harvested)
 
     def _harvested(self, ok: bool, out: str) -> None:
         self.harvestFinished.emit(ok, out)
@@ -432,42 +372,11 @@ class AidaService(QObject):
         moved = self._last_head is not None and head != self._last_head
         self._last_head = head
         if moved:
-            return self._run("index", ["--brain", str(self.root), "brain", "index"], None)
+            return self.processes.start("index", ["--brain", str(self.root), "brain", "index"])
         return False
 
-    def _run(self, name: str, args: list[str], on_finished: Callable[[bool, str], None] | None) -> bool:
-        if name in self._processes:
-            return False
-        argv = self._command(*args)
-        proc = QProcess(self)
-        proc.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
-        self._processes[name] = proc
-
-        def finished(code: int, status) -> None:
-            out = bytes(proc.readAll().data()).decode("utf-8", errors="replace").strip()
-            last = out.splitlines()[-1] if out else ""
-            self._processes.pop(name, None)
-            proc.deleteLater()
-            ok = status == QProcess.ExitStatus.NormalExit and code == 0
-            if on_finished is not None:
-                on_finished(ok, last)
-            self._refresh_state()
-
-        def error(err) -> None:
-            if err == QProcess.ProcessError.FailedToStart:
-                self._processes.pop(name, None)
-                if on_finished is not None:
-                    on_finished(False, f"{argv[0]} could not be started; reinstall Aida.")
-                self._refresh_state()
-
-        proc.finished.connect(finished)
-        proc.errorOccurred.connect(error)
-        proc.start(argv[0], argv[1:])
-        self._refresh_state()
-        return True
-
     def running(self, name: str) -> bool:
-        return name in self._processes
+        return self.processes.running(name)
 
     # -- settings ------------------------------------------------------------------------------------------
 
@@ -481,7 +390,10 @@ class AidaService(QObject):
     def apply_settings(self) -> None:
         """The settings dialog saved: rebuild what depends on them on next use."""
         new_root = self.config.brain_path()
-        self._transcriber = None if not _injected(self._transcriber) else self._transcriber
+        if self._own_transcriber:
+            self._transcriber = None
+        if self._own_audio and not self._recording:
+            self._audio_source = None
         if new_root != self.root:
             self.front.close()
             self.back.close()
@@ -495,7 +407,7 @@ class AidaService(QObject):
     def state(self) -> str:
         if self._recording:
             return "listening"
-        if self.front.pending or self.back.pending or self._processes:
+        if self.front.pending or self.back.pending or self.processes.running():
             return "working"
         if time.monotonic() - self._last_error_at < 10:
             return "error"
@@ -520,23 +432,12 @@ class AidaService(QObject):
         QTimer.singleShot(0, self._refresh_state)
 
     def shutdown(self) -> None:
-        for proc in list(self._processes.values()):
-            proc.kill()
-            proc.waitForFinished(2000)
-        self._processes.clear()
+        self.processes.stop_all()
         if self._recording:
             self._recording = False
             try:
                 self.audio_source().stop()
-            except BrainError:
-                pass  # quitting: a microphone that fails to close is released with the process
+            except BrainError as e:  # quitting anyway: the device is released with the process
+                log.info("the microphone did not close cleanly: %s", e)
         self.front.close()
         self.back.close()
-
-
-def _injected(obj: Any) -> bool:
-    """A transcriber handed in by a test or a benchmark is kept across settings changes."""
-    from brain_core.voice.transcribe import WhisperTranscriber
-
-    return obj is not None and not isinstance(obj, WhisperTranscriber)
-

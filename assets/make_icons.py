@@ -20,7 +20,7 @@ def main() -> int:
 
     from app.icons import BADGE, GLYPH, TRAY_SIZE, asset_name, render
 
-    app = QGuiApplication.instance() or QGuiApplication([])  # noqa: F841 - QPixmap needs one
+    _app = QGuiApplication.instance() or QGuiApplication([])  # QPixmap needs an application object
     written = []
     for theme in GLYPH:
         for state in ("idle", *BADGE):

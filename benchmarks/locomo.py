@@ -301,8 +301,9 @@ def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_te
     for obj, p, m in results[:15]:
         print(f"fusion={p.fusion} vector_weight={p.vector_weight} rrf_k={p.rrf_k} date_boost={p.date_boost} "
               f"source_weight={p.source_weight}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
-    for label, p in [("bm25 alone", RecallParams(vector_weight=0.0)),
-                     ("vectors alone", RecallParams(bm25_weight=0.0, vector_weight=1.0))]:
+    for label, p in [("bm25 alone", RecallParams(vector_weight=0.0, source_weight=0.0, date_boost=0.0)),
+                     ("vectors alone", RecallParams(bm25_weight=0.0, vector_weight=1.0, source_weight=0.0,
+                                                    date_boost=0.0))]:
         m = offline_recall(plain, p)
         print(f"{label}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
 

@@ -38,7 +38,7 @@ class Written:
 
 
 class Brain:
-    def __init__(self, root: Path, config: Config | None = None) -> None:
+    def __init__(self, root: Path, config: Config | None = None, embedder=None) -> None:
         self.root = Path(root)
         self.config = config if config is not None else Config.load()
         self.state_dir = self.root / ".aida"
@@ -47,18 +47,18 @@ class Brain:
         self.git = Git(self.root, name=ident.get("name", "Aida"), email=ident.get("email", "aida@brain.invalid"))
         self._index = None
         self._usage = None
-        self._embedder = None
+        self._embedder = embedder  # share one loaded model between brains (tray, tests); else lazy
 
     # -- opening -----------------------------------------------------------------------------------
 
     @classmethod
-    def init(cls, path: str | os.PathLike, config: Config | None = None) -> "Brain":
+    def init(cls, path: str | os.PathLike, config: Config | None = None, embedder=None) -> "Brain":
         """Create a brain at ``path`` (an empty or missing folder, or an existing brain: idempotent)."""
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
             raise InvalidInput(f"{root} exists and is not a folder; choose another path for the brain.")
         root.mkdir(parents=True, exist_ok=True)
-        brain = cls(root, config)
+        brain = cls(root, config, embedder)
         fresh = not (root / ".git").exists()
         if fresh:
             brain.git.init()
@@ -80,7 +80,7 @@ class Brain:
         return brain
 
     @classmethod
-    def open(cls, path: str | os.PathLike, config: Config | None = None) -> "Brain":
+    def open(cls, path: str | os.PathLike, config: Config | None = None, embedder=None) -> "Brain":
         root = Path(path).expanduser()
         if not (root / ".git").exists() or not (root / "memories").is_dir():
             raise BrainNotFound(f"{root} is not a brain; create one with `aida brain init` "
@@ -142,6 +142,12 @@ class Brain:
         with self.lock():
             written = [self._write_one(rec, rel) for rec, rel in prepared]
             changed = [w for w in written if w.changed]
+            same = [w.path for w in written if not w.changed]
+            if same:
+                # Identical to the file: a no-op, unless a crash left that file uncommitted (the
+                # write got as far as the file, not the commit). Then this write commits it.
+                stray = set(self.git.uncommitted(same))
+                changed += [w for w in written if not w.changed and w.path in stray]
             if changed:
                 self._index_written(changed)
                 msg = message or (f"remember: {changed[0].path}" if len(changed) == 1

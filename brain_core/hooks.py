@@ -25,7 +25,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +62,9 @@ class Plan:
 def aida_argv(brain: str | None = None) -> list[str]:
     """How an agent should start Aida: this interpreter running the package, so the hook works
     whether or not ``aida`` is on the agent's PATH."""
-    argv = [sys.executable, "-m", "brain_core"]
+    from .selfcmd import aida_argv as self_argv
+
+    argv = self_argv()
     if brain:
         argv += ["--brain", str(Path(brain).expanduser().resolve())]
     return argv

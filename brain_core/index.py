@@ -419,8 +419,9 @@ class Index:
             kwargs["creationflags"] = 0x00000008 | 0x00000200  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
         else:
             kwargs["start_new_session"] = True
-        subprocess.Popen([sys.executable, "-m", "brain_core", "--brain", str(self.root), "brain", "index", "--full"],
-                         **kwargs)
+        from .selfcmd import aida_argv
+
+        subprocess.Popen(aida_argv("--brain", str(self.root), "brain", "index", "--full"), **kwargs)
         log.close()
 
     def rebuild_running(self) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import BrainError
 from .records import Record
 from .when import find_dates
 
@@ -72,8 +73,31 @@ class RecallParams:
     @classmethod
     def from_config(cls, config) -> "RecallParams":
         c = config.get("recall", {}) if config is not None else {}
-        kw = {f: type(getattr(cls, f))(c[f]) for f in cls.__dataclass_fields__ if f in c and c[f] is not None}
+        if not isinstance(c, dict):
+            raise BrainError("The setting `recall` must be a section of keys (recall.vector_weight: 0.5 ...); "
+                             "fix the settings file.")
+        kw = {}
+        for f in cls.__dataclass_fields__:
+            if c.get(f) is None:
+                continue
+            kind = type(getattr(cls, f))
+            try:
+                kw[f] = kind(c[f]) if kind is str else _number(kind, c[f])
+            except (TypeError, ValueError):
+                raise BrainError(f"The setting recall.{f} = {c[f]!r} is not a finite {kind.__name__}; "
+                                 "fix the settings file.") from None
+        if kw.get("fusion", "score") not in ("score", "rrf"):
+            raise BrainError(f"The setting recall.fusion = {kw['fusion']!r} is not 'score' or 'rrf'; fix the settings file.")
         return cls(**kw)
+
+
+def _number(kind: type, value: Any) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError(value)
+    number = float(value)
+    if not np.isfinite(number) or abs(number) > 1e9:
+        raise ValueError(value)
+    return kind(number)
 
 
 def fts_query(text: str) -> str | None:
@@ -145,10 +169,10 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
     fq = fts_query(words) or (fts_query(query) if words != query else None)
     if fq and bm25:
-        cols = f"{params.key_weight}, 1.0, {params.tags_weight}"
         rows = conn.execute(
-            f"SELECT f.rowid, bm25(docs_fts, {cols}) AS s FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
-            f"WHERE docs_fts MATCH ? AND {where} ORDER BY s LIMIT ?", [fq, *wargs, n]).fetchall()
+            f"SELECT f.rowid, bm25(docs_fts, ?, 1.0, ?) AS s FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
+            f"WHERE docs_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
+            [params.key_weight, params.tags_weight, fq, *wargs, n]).fetchall()
         for rank, (rowid, s) in enumerate(rows, 1):
             stages.setdefault(rowid, {})["bm25"] = (rank, -s)
     t_bm25 = time.perf_counter()

@@ -35,8 +35,7 @@ def embedder():
 def brain(tmp_path, embedder):
     from brain_core import Brain
 
-    b = Brain.init(tmp_path / "brain")
-    b._embedder = embedder  # the same model, loaded once per test session
+    b = Brain.init(tmp_path / "brain", embedder=embedder)  # the model is loaded once per test session
     yield b
     b.close()
 

@@ -183,12 +183,15 @@ def _cat_blobs(root: Path, blobs: list[str]) -> dict[str, str]:
 def crash_writes(root: Path, trials: int, rng: random.Random, per_child: int = 40, window: float = 1.5,
                  batch_every: int = 3) -> dict:
     """``trials`` writer children, each SIGKILLed at a random moment after it is ready; then one
-    clean write (the recovery) and the audit. Every third child writes in batches of 5."""
+    clean write (the recovery) and the audit. Every third child writes in batches of 5; every
+    other child redoes the same list of records from the start (as a harvester re-runs after a
+    crash), so what an earlier child left half-done is met again."""
     reported: list[tuple[str, str]] = []
     kills = finished = 0
     for t in range(trials):
         batch = 5 if t % batch_every == batch_every - 1 else 1
-        child = spawn("write", str(root), f"t{t}", str(per_child), str(batch))
+        prefix = "redo" if t % 2 else f"t{t}"
+        child = spawn("write", str(root), prefix, str(per_child), str(batch))
         if not child.ready.wait(120):
             kill_group(child)
             raise RuntimeError("the writer never became ready: " + "".join(child.err))

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.gui
 
 
 def ev(key, profile="codex", type_="decision", path=None, source="codex:session:1"):
-    from app.service import Recent
+    from app.events import Recent
 
     return Recent(key=key, path=path or f"memories/{profile}/{key}.json", profile=profile, type=type_,
                   first_line=f"about {key}", source=source, at="2026-08-22T19:44:02Z")
@@ -88,7 +88,7 @@ def test_new_memories_written_by_the_brain_are_notified_grouped_and_open_on_clic
 
 
 def test_recent_reads_the_newest_distinct_records_from_the_tail(tmp_path):
-    from app.service import read_recent
+    from app.events import read_recent
 
     f = tmp_path / "events.jsonl"
     lines = [json.dumps({"event": "remembered", "path": f"memories/me/k{i % 7}.json", "key": f"k{i % 7}"})
@@ -97,3 +97,18 @@ def test_recent_reads_the_newest_distinct_records_from_the_tail(tmp_path):
     recent = read_recent(f, 5, tail_bytes=4096)
     assert [r.key for r in recent] == ["k1", "k0", "k6", "k5", "k4"]  # 4999 % 7 == 1, newest first
     assert read_recent(tmp_path / "missing.jsonl") == []
+
+
+def test_a_meeting_in_progress_defers_its_profile_and_its_own_records_are_not_announced_twice():
+    from app.notify import Notifier
+
+    shown = []
+    n = Notifier(lambda title, text: shown.append(title), lambda _p: None)
+    n.defer("meeting")
+    n.on_events([ev("decision-1", profile="meeting", source="meeting:abc"),
+                 ev("other", profile="meeting", source="meeting:def"), ev("x")])
+    assert shown == ["New memory: x"]  # other profiles are not held back
+    n.release("meeting", "meeting:abc")
+    assert shown == ["New memory: x", "New memory: other"]  # the other meeting's record, now
+    n.on_events([ev("decision-2", profile="meeting", source="meeting:abc")])  # late arrivals of the same one
+    assert shown == ["New memory: x", "New memory: other"]

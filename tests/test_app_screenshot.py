@@ -1,11 +1,14 @@
 """The real app on a real X display: `aida tray` under Xvfb with trayer as the tray host.
 
-Saves screenshots/tray.png (the tray area, enlarged) and screenshots/popup.png (the screen with
-the quick-recall popup opened by `aida popup`) at the repository root (a gitignored folder).
+Saves, at the repository root (a gitignored folder): screenshots/tray.png (the tray area,
+enlarged), screenshots/popup.png (the quick-recall popup opened by `aida popup QUERY`) and
+screenshots/answer.png (a recorded question sent with `aida ptt --file`: transcript, answer,
+cited memories, thumbs up/down).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -17,6 +20,7 @@ import xdisplay
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+QUESTION = Path(__file__).resolve().parent / "fixtures" / "audio" / "ask_recall.wav"
 
 
 def wait_for(pred, timeout, what):
@@ -33,6 +37,7 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
     from app_fixtures import MEMORIES
 
     brain.remember_many([dict(m) for m in MEMORIES])
+    brain.write_text("glossary.yaml", (QUESTION.parent / "glossary.yaml").read_text(), "test: glossary")
     cfg = tmp_path / "config.yaml"
     cfg.write_text(f"brain: {brain.root}\ntray:\n  sweep_minutes: 0\n")
     ready = tmp_path / "ready.json"
@@ -65,6 +70,15 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
             xdisplay.screenshot(env, SHOTS / "popup.png")
             assert app.poll() is None, "the tray exited"
 
+            # A spoken question (a recording through `aida ptt --file`): transcript, answer, citations.
+            runs = brain.root / ".aida" / "runs"
+            r = subprocess.run([sys.executable, "-m", "brain_core", "ptt", "--file", str(QUESTION)], env=env,
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            wait_for(lambda: runs.is_dir() and any(runs.glob("*.json")), 90, "the answer's run record")
+            time.sleep(1.5)
+            xdisplay.screenshot(env, SHOTS / "answer.png")
+
             # A second `aida tray` hands over and exits at once.
             second = subprocess.run([sys.executable, "-m", "brain_core", "tray", "--no-hotkeys"], env=env,
                                     capture_output=True, text=True, timeout=60)
@@ -77,4 +91,44 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
                 app.kill()
             log.close()
     assert app.returncode == 0, (tmp_path / "tray.log").read_text()
-    assert (SHOTS / "tray.png").stat().st_size > 0 and (SHOTS / "popup.png").stat().st_size > 0
+    for name in ("tray.png", "popup.png", "answer.png"):
+        assert (SHOTS / name).stat().st_size > 0
+
+
+PRESS_CHORD = r"""
+import time
+from pynput.keyboard import Controller, Key
+k = Controller()
+with k.pressed(Key.ctrl), k.pressed(Key.alt):
+    k.press(Key.space)
+    time.sleep(0.05)
+    k.release(Key.space)
+"""
+
+
+@pytest.mark.skipif(not xdisplay.available(), reason=xdisplay.REASON)
+def test_the_global_hotkey_opens_the_popup_on_x11(tmp_path, brain):
+    """The real listener (pynput on the X display) sees Ctrl+Alt+Space typed by another program."""
+    if importlib.util.find_spec("pynput") is None:  # importing it needs a display: only look for it
+        pytest.skip("pynput is not installed")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"brain: {brain.root}\ntray:\n  sweep_minutes: 0\n  warm_up: false\n")
+    ready = tmp_path / "ready.json"
+    with xdisplay.display_with_tray() as env:
+        env = {**env, "AIDA_CONFIG": str(cfg)}
+        app = subprocess.Popen([sys.executable, "-m", "brain_core", "tray", "--ready-file", str(ready)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for(ready.exists, 60, "the tray icon")
+
+            def popup_shown():
+                return xdisplay.window_rect(env, "Aida", min_size=(300, 200)) is not None
+
+            time.sleep(1.0)  # the listener starts once the event loop runs
+            assert not popup_shown()
+            r = subprocess.run([sys.executable, "-c", PRESS_CHORD], env=env, capture_output=True, text=True, timeout=30)
+            assert r.returncode == 0, r.stderr
+            wait_for(popup_shown, 10, "the popup after Ctrl+Alt+Space")
+        finally:
+            app.terminate()
+            app.wait(15)

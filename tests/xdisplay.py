@@ -63,14 +63,14 @@ def _tray_owned(env: dict) -> bool:
     return "panel" in out
 
 
-def window_rect(env: dict, title: str) -> tuple[int, int, int, int] | None:
-    """Absolute (x, y, width, height) of the first window named ``title`` (xwininfo's tree)."""
+def window_rect(env: dict, title: str, min_size: tuple[int, int] = (0, 0)) -> tuple[int, int, int, int] | None:
+    """Absolute (x, y, width, height) of the first window named ``title`` at least ``min_size``."""
     import re
 
     out = subprocess.run(["xwininfo", "-root", "-tree"], env=env, capture_output=True, text=True).stdout
     for line in out.splitlines():
         m = re.search(r'"([^"]*)":.*?(\d+)x(\d+)[+-]-?\d+[+-]-?\d+\s+\+(-?\d+)\+(-?\d+)', line)
-        if m and m.group(1) == title:
+        if m and m.group(1) == title and int(m.group(2)) >= min_size[0] and int(m.group(3)) >= min_size[1]:
             return int(m.group(4)), int(m.group(5)), int(m.group(2)), int(m.group(3))
     return None
 

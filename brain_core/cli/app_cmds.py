@@ -59,7 +59,7 @@ def _send(ctx, command: str, argument: str = "") -> int:
         from app.single_instance import send, server_name
     except ImportError as e:
         raise BrainError(f"Reaching the tray needs PySide6 ({e}); run `make install`.") from e
-    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])  # noqa: F841 - sockets want one
+    _app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])  # sockets want an application object
     reply = send(server_name(ctx.config.path), command, argument)
     if reply is None:
         print(f"aida: {NOT_RUNNING}", file=sys.stderr)
