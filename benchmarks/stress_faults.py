@@ -103,13 +103,15 @@ def main(argv=None) -> int:
                                  for i in range(400)])
             brain.remember("The lighthouse keeper logs the fog horn tests every Tuesday.", key="lighthouse")
             brain.close()
-            res = crash_rebuilds(root, args.rebuild_kills, rng, "lighthouse fog horn", "lighthouse")
+            res = crash_rebuilds(root, args.rebuild_kills, rng, "lighthouse fog horn", "lighthouse", edits=40)
             print(f"crash during rebuild: {res['trials']} rebuilds, {res['kills']} SIGKILLed mid-run; the old index "
                   f"answered after {res['answered']}/{res['trials']}; at most {res['max_tmp']} temp file at a time; "
-                  f"final rebuild completed: {res['final_rebuild']}; temp files left: {len(res['tmp_left'])} "
+                  f"final rebuild completed: {res['final_rebuild']} ({res['stale_after'] or 'catalog matches the files'}); "
+                  f"temp files left: {len(res['tmp_left'])}; 40 files hand-edited before each "
                   f"({time.perf_counter() - t:.0f} s)")
             out["rebuild"] = res
-            failed |= res["answered"] != res["trials"] or not res["final_rebuild"] or bool(res["tmp_left"])
+            failed |= (res["answered"] != res["trials"] or not res["final_rebuild"] or bool(res["tmp_left"])
+                       or bool(res["stale_after"]))
         if args.writers:
             t = time.perf_counter()
             root = work / "concurrent"

@@ -213,20 +213,40 @@ def crash_writes(root: Path, trials: int, rng: random.Random, per_child: int = 4
     return {"trials": trials, "kills": kills, "finished": finished, "audit": a}
 
 
-def crash_rebuilds(root: Path, trials: int, rng: random.Random, query: str, expect_key: str) -> dict:
+def hand_edit(root: Path, rng: random.Random, n: int) -> None:
+    """Change ``n`` record files behind Aida's back (as a person with an editor would), so the next
+    rebuild has text to embed and takes long enough to be killed in every phase."""
+    files = sorted(p for p in (root / "memories").glob("*/*.json") if not p.name.startswith("."))
+    for p in rng.sample(files, min(n, len(files))):
+        data = json.loads(p.read_text())
+        if data.get("key") == "lighthouse":
+            continue
+        data["body"] = f"{data['body'].split(' Edited')[0]} Edited by hand, revision {rng.randrange(10**6)}."
+        p.write_text(json.dumps(data))
+
+
+def crash_rebuilds(root: Path, trials: int, rng: random.Random, query: str, expect_key: str,
+                   edits: int = 0) -> dict:
     """``trials`` full rebuilds, each SIGKILLed at a random moment; after each the index must
-    answer, and at most one rebuild temp file may exist; then one rebuild must complete."""
+    answer, and at most one rebuild temp file may exist; then one rebuild must complete and
+    leave the catalog matching the files. ``edits`` files are hand-edited before each trial."""
     from brain_core import Brain
 
+    if edits:
+        hand_edit(root, rng, edits)
     child = spawn("rebuild", str(root))
+    child.ready.wait(120)
     t0 = time.monotonic()
     finish(child)
-    span = max(0.2, time.monotonic() - t0)
+    span = max(0.01, time.monotonic() - t0)  # the rebuild itself, from "ready" to exit
     kills = answered = 0
     max_tmp = 0
     failures: list[str] = []
     for _ in range(trials):
+        if edits:
+            hand_edit(root, rng, edits)
         child = spawn("rebuild", str(root))
+        child.ready.wait(120)
         time.sleep(rng.uniform(0.0, span))
         if child.proc.poll() is None:
             kill_group(child)
@@ -248,8 +268,14 @@ def crash_rebuilds(root: Path, trials: int, rng: random.Random, query: str, expe
     err = finish(child)
     completed = child.proc.returncode == 0 and any(line.startswith("rebuilt ") for line in child.lines)
     left = [p.name for p in (root / ".aida").glob("index.sqlite.tmp-*")]
+    brain = Brain.open(root)
+    try:
+        stale = brain.index.scan().summary() if brain.index.scan().changes else ""
+    finally:
+        brain.close()
     return {"trials": trials, "kills": kills, "answered": answered, "failures": failures, "max_tmp": max_tmp,
-            "final_rebuild": completed, "final_err": err[-500:], "tmp_left": left, "first_rebuild_s": span}
+            "final_rebuild": completed, "final_err": err[-500:], "tmp_left": left, "first_rebuild_s": span,
+            "stale_after": stale}
 
 
 def concurrent_writers(root: Path, writers: int, each: int, readers: int = 1) -> dict:

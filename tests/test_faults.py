@@ -43,11 +43,13 @@ def test_a_rebuild_killed_at_random_points_leaves_the_old_index_answering(tmp_pa
                          for i in range(120)])
     brain.remember("The lighthouse keeper logs the fog horn tests every Tuesday.", key="lighthouse")
     brain.close()
-    res = crash_rebuilds(root, trials=6, rng=random.Random(6), query="lighthouse fog horn", expect_key="lighthouse")
+    res = crash_rebuilds(root, trials=6, rng=random.Random(6), query="lighthouse fog horn", expect_key="lighthouse",
+                         edits=10)
+    assert res["kills"] >= 4
     assert res["answered"] == res["trials"], res["failures"]
     assert res["max_tmp"] <= 1  # each rebuild clears the last one's leftovers: they never pile up
     assert res["final_rebuild"], res["final_err"]
-    assert res["tmp_left"] == []
+    assert res["tmp_left"] == [] and res["stale_after"] == ""
 
 
 def test_four_processes_writing_at_once_lose_nothing_and_readers_see_no_error(tmp_path):
