@@ -221,9 +221,9 @@ class Brain:
                             modified=tuple(d for d in docs if d.path in known))
         idx.apply(report, conn=conn)
         # one transaction for the folder mtimes: one fsync, not one per record
-        from .index import _tx
+        from .catalog import tx
 
-        with _tx(conn):
+        with tx(conn):
             for rel in {w.path.rsplit("/", 1)[0]: w.path for w in written}.values():
                 idx._note_dirs(conn, rel)
 

@@ -123,6 +123,8 @@ class Config:
         """``--brain`` wins, then ``$AIDA_BRAIN``, then the configured brain, then the default."""
         for candidate in (explicit, os.environ.get("AIDA_BRAIN"), self.data.get("brain")):
             if candidate:
+                if not isinstance(candidate, (str, os.PathLike)):
+                    raise BrainError(f"The `brain` setting in {self.path} must be a folder path, not {candidate!r}.")
                 return Path(candidate).expanduser()
         return default_brain_path()
 

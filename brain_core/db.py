@@ -7,6 +7,7 @@ some distributions) cannot, so ``sqlean.py`` (Linux, macOS, Windows wheels) and 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,25 @@ def create_schema(conn, dim: int, model_id: str) -> None:
 def database_errors() -> tuple[type[BaseException], ...]:
     mod = driver()
     return (mod.DatabaseError,)
+
+
+def header_problem(path: Path) -> str | None:
+    """Cheap check of a SQLite file's header: magic, page size, and size against the page count."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+        size = os.path.getsize(path)
+    except OSError as e:
+        return f"the index cannot be opened ({e.strerror})"
+    if len(head) < 100 or head[:16] != b"SQLite format 3\x00":
+        return "the index file is not a SQLite database"
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    change = int.from_bytes(head[24:28], "big")
+    valid_for = int.from_bytes(head[92:96], "big")
+    if page < 512 or page & (page - 1):
+        return "the index header is damaged"
+    if pages and change == valid_for and size < pages * page:
+        return "the index file is truncated"
+    return None

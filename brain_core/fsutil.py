@@ -70,3 +70,35 @@ def contained(root: Path, relative: str | os.PathLike) -> Path:
     if target == root_real or rel.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
         raise InvalidInput(f"The path {rel!r} names a folder, not a file in the brain; give a file's path.")
     return root_real / rel
+
+
+def sweep_tmp(root: Path) -> int:
+    """Remove temp files left by interrupted writes. Every write into a brain happens under its
+    write lock, so a temp file seen by the lock's holder belongs to a process that died."""
+    from .fsutil import is_tmp
+
+    removed = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == str(root):
+            dirnames[:] = [d for d in dirnames if d not in (".git", ".aida")]
+        for name in filenames:
+            if is_tmp(name):
+                try:
+                    os.unlink(os.path.join(dirpath, name))
+                    removed += 1
+                except OSError:
+                    continue
+    return removed
+
+
+def discard(path: Path) -> None:
+    """Remove a file, or a folder standing where the index file should be."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass

@@ -20,14 +20,17 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 
 from . import db as dbmod
+from .catalog import delete, drop_seed, file_sum, tx, upsert
+from .db import header_problem
 from .errors import MalformedRecord
+from .fsutil import discard, sweep_tmp
 from .locks import FileLock
-from .shelves import (Doc, FileInfo, Problem, checksum, created_ts, dir_mtimes, json_tags, leaf_dirs,
+from .shelves import (Doc, FileInfo, Problem, checksum, dir_mtimes, leaf_dirs,
                       load_doc, walk)
 
 INDEX_NAME = "index.sqlite"
@@ -81,6 +84,7 @@ class Index:
         self._ino: int | None = None
         self._seeded_conn = None
         self._parents_changed: dict | None = None
+        self.swept_tmp = 0
 
     # -- connection -------------------------------------------------------------------------
 
@@ -103,7 +107,7 @@ class Index:
         if ino is None:
             self._create_from_files("the index is missing; building it from the files")
             return self.conn()
-        problem = _header_problem(self.path)
+        problem = header_problem(self.path)
         if problem is None:
             try:
                 conn = dbmod.connect(self.path)
@@ -132,7 +136,7 @@ class Index:
         """Move a broken index aside and rebuild it from the files, with a one-line notice."""
         self.close()
         with self.lock:
-            _discard(self.dir / f"{INDEX_NAME}.corrupt")
+            discard(self.dir / f"{INDEX_NAME}.corrupt")
             try:
                 os.replace(self.path, self.dir / f"{INDEX_NAME}.corrupt")
             except FileNotFoundError:
@@ -142,7 +146,7 @@ class Index:
     def _create_from_files(self, why: str) -> None:
         self.notice(why)
         self.rebuild(reuse_from=self.dir / f"{INDEX_NAME}.corrupt", quiet=True)
-        _discard(self.dir / f"{INDEX_NAME}.corrupt")
+        discard(self.dir / f"{INDEX_NAME}.corrupt")
 
     # -- scan -> report -> apply -----------------------------------------------------------------
 
@@ -207,11 +211,11 @@ class Index:
         t0 = time.perf_counter()
         stats = ApplyStats()
         docs = list(report.new) + list(report.modified)
-        with _tx(conn):
+        with tx(conn):
             for path in report.deleted:
-                stats.deleted += _delete(conn, path)
+                stats.deleted += delete(conn, path)
             for p in report.problems:
-                conn.execute("INSERT OR REPLACE INTO problems VALUES(?,?,?)", (p.path, p.message, _file_sum(self.root, p.path)))
+                conn.execute("INSERT OR REPLACE INTO problems VALUES(?,?,?)", (p.path, p.message, file_sum(self.root, p.path)))
             for f in report.touched:
                 conn.execute("UPDATE docs SET size=?, mtime_ns=? WHERE path=?", (f.size, f.mtime_ns, f.path))
         for start in range(0, len(docs), APPLY_BATCH):
@@ -219,14 +223,14 @@ class Index:
             vectors, reused = self._vectors_for(conn, batch)
             stats.reused += reused
             stats.embedded += len(batch) - reused
-            with _tx(conn):
+            with tx(conn):
                 for doc, vec in zip(batch, vectors):
-                    _upsert(conn, doc, vec)
+                    upsert(conn, doc, vec)
                     conn.execute("DELETE FROM problems WHERE path=?", (doc.path,))
                 stats.written += len(batch)
             if progress:
                 progress(min(start + APPLY_BATCH, len(docs)), len(docs))
-        with _tx(conn):
+        with tx(conn):
             problem_paths = {p.path for p in report.problems}
             for (path,) in conn.execute("SELECT path FROM problems").fetchall():
                 if path not in problem_paths and not (self.root / path).exists():
@@ -257,6 +261,7 @@ class Index:
     def sync(self, progress=None) -> tuple[ScanReport, ApplyStats]:
         """``aida brain index``: scan everything, apply the difference."""
         with self.lock:
+            self.swept_tmp = sweep_tmp(self.root)
             conn = self.conn()
             report = self.scan(conn=conn)
             stats = self.apply(report, conn=conn, progress=progress)
@@ -271,14 +276,14 @@ class Index:
         st = full.stat()
         doc = load_doc(rel, data, st.st_size, st.st_mtime_ns)
         vectors, _ = self._vectors_for(conn, [doc])
-        with _tx(conn):
-            _upsert(conn, doc, vectors[0])
+        with tx(conn):
+            upsert(conn, doc, vectors[0])
             self._note_dirs(conn, rel)
 
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
-        with _tx(conn):
-            _delete(conn, rel)
+        with tx(conn):
+            delete(conn, rel)
             self._note_dirs(conn, rel)
 
     def _note_dirs(self, conn, rel: str) -> None:
@@ -328,7 +333,7 @@ class Index:
             dirs = self.stale_dirs(conn)
             if not dirs:
                 if self._parents_changed:
-                    with _tx(conn):
+                    with tx(conn):
                         conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(self._parents_changed.items()))
                 return "fresh"
             existing = [d for d in dirs if (self.root / d).is_dir()]
@@ -380,7 +385,7 @@ class Index:
                 late = self.scan(conn=conn)
                 if late.changes or late.problems:
                     self.apply(late, conn=conn)
-                _drop_seed(conn)
+                drop_seed(conn)
                 self._seeded_conn = None
                 conn.close()
                 self.close()
@@ -395,7 +400,7 @@ class Index:
     def _seed_vectors(self, conn, old: Path) -> None:
         """Make the old catalog's vectors available by text checksum, so a rebuild embeds only
         text it has never seen."""
-        if not old.exists() or _header_problem(old) is not None:
+        if not old.exists() or header_problem(old) is not None:
             return
         try:
             src = dbmod.connect(old, readonly=True)
@@ -439,97 +444,3 @@ class Index:
         problems = [Problem(p, m) for p, m in conn.execute("SELECT path, message FROM problems ORDER BY path")]
         scanned = conn.execute("SELECT v FROM meta WHERE k='scanned'").fetchone()
         return {"by_shelf": by_shelf, "problems": problems, "scanned": float(scanned[0]) if scanned else None}
-
-
-# -- helpers ---------------------------------------------------------------------------------------
-
-
-class _tx:
-    def __init__(self, conn) -> None:
-        self.conn = conn
-
-    def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type, *_):
-        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
-
-
-def _upsert(conn, doc: Doc, vec: np.ndarray) -> None:
-    r = doc.record
-    row = conn.execute("SELECT rowid FROM docs WHERE path=?", (doc.path,)).fetchone()
-    values = (doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
-              created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns)
-    if row is None:
-        cur = conn.execute("INSERT INTO docs(shelf, id, key, type, profile, tags, body, source, created, created_ts, "
-                           "expires, checksum, text_sha, size, mtime_ns, path) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           values + (doc.path,))
-        rowid = cur.lastrowid
-    else:
-        rowid = row[0]
-        conn.execute("UPDATE docs SET shelf=?, id=?, key=?, type=?, profile=?, tags=?, body=?, source=?, created=?, "
-                     "created_ts=?, expires=?, checksum=?, text_sha=?, size=?, mtime_ns=? WHERE rowid=?",
-                     values + (rowid,))
-        conn.execute("DELETE FROM docs_fts WHERE rowid=?", (rowid,))
-        conn.execute("DELETE FROM docs_vec WHERE rowid=?", (rowid,))
-    conn.execute("INSERT INTO docs_fts(rowid, key, body, tags) VALUES(?,?,?,?)",
-                 (rowid, r.key.replace("-", " "), r.body, " ".join(r.tags).replace(":", " ")))
-    conn.execute("INSERT INTO docs_vec(rowid, embedding, shelf, profile, type) VALUES(?,?,?,?,?)",
-                 (rowid, np.asarray(vec, dtype=np.float32).tobytes(), doc.shelf, r.profile, r.type))
-
-
-def _delete(conn, path: str) -> int:
-    row = conn.execute("SELECT rowid FROM docs WHERE path=?", (path,)).fetchone()
-    if row is None:
-        return 0
-    conn.execute("DELETE FROM docs_fts WHERE rowid=?", (row[0],))
-    conn.execute("DELETE FROM docs_vec WHERE rowid=?", (row[0],))
-    conn.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
-    return 1
-
-
-def _discard(path: Path) -> None:
-    """Remove a file, or a folder standing where the index file should be."""
-    try:
-        if path.is_dir() and not path.is_symlink():
-            import shutil
-
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    except FileNotFoundError:
-        pass
-
-
-def _drop_seed(conn) -> None:
-    conn.execute("DROP TABLE IF EXISTS temp.seed")
-
-
-def _file_sum(root: Path, rel: str) -> str | None:
-    try:
-        return checksum((root / rel).read_bytes())
-    except OSError:
-        return None
-
-
-def _header_problem(path: Path) -> str | None:
-    """Cheap check of a SQLite file's header: magic, page size, and size against the page count."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(100)
-        size = os.path.getsize(path)
-    except OSError as e:
-        return f"the index cannot be opened ({e.strerror})"
-    if len(head) < 100 or head[:16] != b"SQLite format 3\x00":
-        return "the index file is not a SQLite database"
-    page = int.from_bytes(head[16:18], "big")
-    page = 65536 if page == 1 else page
-    pages = int.from_bytes(head[28:32], "big")
-    change = int.from_bytes(head[24:28], "big")
-    valid_for = int.from_bytes(head[92:96], "big")
-    if page < 512 or page & (page - 1):
-        return "the index header is damaged"
-    if pages and change == valid_for and size < pages * page:
-        return "the index file is truncated"
-    return None

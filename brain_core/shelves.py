@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import MalformedRecord
-from .fsutil import is_tmp
 from .records import RECORD_TYPES, Record, parse_time, slugify
 
 # shelf -> (file suffix, depth of the folders under the shelf root that hold files)

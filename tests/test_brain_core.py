@@ -319,3 +319,13 @@ def test_a_secret_given_as_a_key_never_becomes_a_file_name(brain):
     rec = brain.remember(f"The bot token is {secret}.", key=secret, profile="codex")
     assert secret not in rec.key and secret not in rec.body
     assert secret not in git(brain.root, "log", "-p", "--all", "--stat")
+
+
+def test_index_sweeps_temp_files_left_by_interrupted_writes(brain):
+    brain.remember("Kept.", key="kept")
+    left = [brain.root / "memories/me/.kept.json.tmp-999-abcdef", brain.root / "harvest/.claude.json.tmp-999-abcdef"]
+    for p in left:
+        p.write_text("{")
+    brain.index.sync()
+    assert brain.index.swept_tmp == 2 and not any(p.exists() for p in left)
+    assert (brain.root / "memories/me/kept.json").exists()

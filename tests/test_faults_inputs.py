@@ -158,8 +158,6 @@ def test_settings_file(data, scratch):
         reads_or_refuses(RecallParams.from_config, cfg)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "config.py Config.brain_path: a `brain:` setting that is not text raises TypeError, not a BrainError"))
 @pytest.mark.parametrize("value", [5, {"path": "x"}, ["a"]])
 def test_a_brain_setting_that_is_not_a_path(value, tmp_path):
     from brain_core.config import Config
@@ -167,17 +165,9 @@ def test_a_brain_setting_that_is_not_a_path(value, tmp_path):
     reads_or_refuses(Config(path=tmp_path / "c.yaml", data={"brain": value}).brain_path)
 
 
-# Known failures in the transcript parsers (not the core), kept strict so the mark must go when fixed.
-CLAUDE_TYPE_LIST = pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    'harvest/sources/claude.py: {"type": []} raises TypeError (unhashable) in conversation_chain'))
-ZST_GARBAGE = pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "harvest/__init__.py read_text: a .zst file that is not zstd raises ValueError, not a BrainError"))
-
-
-@pytest.mark.parametrize("agent,name", [pytest.param("claude", "0a1b2c3d.jsonl", marks=CLAUDE_TYPE_LIST),
+@pytest.mark.parametrize("agent,name", [("claude", "0a1b2c3d.jsonl"),
                                         ("codex", "rollout-2026-01-01T00-00-00-x.jsonl"),
-                                        pytest.param("codex", "rollout-2026-01-01T00-00-00-x.jsonl.zst",
-                                                     marks=ZST_GARBAGE),
+                                        ("codex", "rollout-2026-01-01T00-00-00-x.jsonl.zst"),
                                         ("gemini", "session-2026-01-01T00-00-abcd1234.jsonl"),
                                         ("gemini", "session-2026-01-01T00-00-abcd1234.json")])
 def test_agent_transcripts(agent, name, scratch):

@@ -139,6 +139,8 @@ def cmd_index(args, ctx) -> int:
             print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
     else:
         report, stats = idx.sync(progress=_progress if sys.stderr.isatty() else None)
+        if idx.swept_tmp:
+            print(f"aida: removed {idx.swept_tmp} temp file(s) left by interrupted writes", file=sys.stderr)
         for p in report.problems:
             print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
         print(f"Index: {report.summary()}; {stats.embedded} embedded, {stats.reused} reused "

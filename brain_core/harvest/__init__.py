@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol
 
+from ..errors import MalformedRecord
+
 ROLES = ("user", "assistant", "tool")
 TOOL_SNIPPET = 240  # characters of a tool call or result kept in a transcript
 
@@ -137,7 +139,7 @@ def read_text(path: Path) -> str:
                     chunks.append(data)
             except zstandard.ZstdError as e:
                 if not chunks:
-                    raise ValueError(f"{path.name} is not a readable zstd file ({e})") from e
+                    raise MalformedRecord(str(path), f"is not a readable zstd file ({e})") from None
                 # A rollout being compressed right now: keep what decoded (a torn tail).
         return b"".join(chunks).decode("utf-8", errors="replace")
     return path.read_text(encoding="utf-8", errors="replace")

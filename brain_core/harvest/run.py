@@ -188,6 +188,9 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
     outcome = Outcome(tool=src.name, session=sf.id, path=str(sf.path), reason=reason)
     try:
         session: Session = src.parse(sf.path)
+    except BrainError as e:
+        outcome.error = f"{sf.path} could not be read ({e})."
+        return outcome
     except (OSError, ValueError, EOFError) as e:
         outcome.error = f"{sf.path} could not be read ({e.__class__.__name__}: {e})."
         return outcome

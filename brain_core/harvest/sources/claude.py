@@ -70,7 +70,8 @@ def glob_escape(s: str) -> str:
 
 
 def parse(path: Path) -> Session:
-    entries = list(iter_jsonl(read_text(path)))
+    # An entry whose type is not a string is no entry this parser knows: skipped like any other.
+    entries = [e for e in iter_jsonl(read_text(path)) if isinstance(e.get("type"), str)]
     session_id = path.stem
     title = cwd = started = updated = None
     for e in entries:
@@ -103,7 +104,8 @@ def conversation_chain(entries: list[dict]) -> list[dict]:
     Side-chain entries only count when the file holds nothing else (a sub-agent transcript
     given explicitly with ``--file``).
     """
-    nodes = [e for e in entries if e.get("type") in CHAIN_TYPES and isinstance(e.get("uuid"), str)]
+    nodes = [e for e in entries if isinstance(e.get("type"), str) and e["type"] in CHAIN_TYPES
+             and isinstance(e.get("uuid"), str)]
     main = [e for e in nodes if not e.get("isSidechain")]
     nodes = main or nodes
     if not nodes:

@@ -1,0 +1,68 @@
+"""Row-level writes of the card catalog: one document's row, FTS entry and vector, together.
+
+Callers hold the brain's write lock and wrap these in :class:`tx`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .shelves import Doc, checksum, created_ts, json_tags
+
+
+class tx:
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, *_):
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def upsert(conn, doc: Doc, vec: np.ndarray) -> None:
+    r = doc.record
+    row = conn.execute("SELECT rowid FROM docs WHERE path=?", (doc.path,)).fetchone()
+    values = (doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
+              created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns)
+    if row is None:
+        cur = conn.execute("INSERT INTO docs(shelf, id, key, type, profile, tags, body, source, created, created_ts, "
+                           "expires, checksum, text_sha, size, mtime_ns, path) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           values + (doc.path,))
+        rowid = cur.lastrowid
+    else:
+        rowid = row[0]
+        conn.execute("UPDATE docs SET shelf=?, id=?, key=?, type=?, profile=?, tags=?, body=?, source=?, created=?, "
+                     "created_ts=?, expires=?, checksum=?, text_sha=?, size=?, mtime_ns=? WHERE rowid=?",
+                     values + (rowid,))
+        conn.execute("DELETE FROM docs_fts WHERE rowid=?", (rowid,))
+        conn.execute("DELETE FROM docs_vec WHERE rowid=?", (rowid,))
+    conn.execute("INSERT INTO docs_fts(rowid, key, body, tags) VALUES(?,?,?,?)",
+                 (rowid, r.key.replace("-", " "), r.body, " ".join(r.tags).replace(":", " ")))
+    conn.execute("INSERT INTO docs_vec(rowid, embedding, shelf, profile, type) VALUES(?,?,?,?,?)",
+                 (rowid, np.asarray(vec, dtype=np.float32).tobytes(), doc.shelf, r.profile, r.type))
+
+
+def delete(conn, path: str) -> int:
+    row = conn.execute("SELECT rowid FROM docs WHERE path=?", (path,)).fetchone()
+    if row is None:
+        return 0
+    conn.execute("DELETE FROM docs_fts WHERE rowid=?", (row[0],))
+    conn.execute("DELETE FROM docs_vec WHERE rowid=?", (row[0],))
+    conn.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
+    return 1
+
+
+def drop_seed(conn) -> None:
+    conn.execute("DROP TABLE IF EXISTS temp.seed")
+
+
+def file_sum(root: Path, rel: str) -> str | None:
+    try:
+        return checksum((root / rel).read_bytes())
+    except OSError:
+        return None
