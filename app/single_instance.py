@@ -51,6 +51,18 @@ def send(name: str, command: str, argument: str = "", timeout_ms: int = 2000) ->
     return reply.decode("utf-8", errors="replace").strip() or None
 
 
+def send_from_cli(config_path: Path | str, command: str, argument: str = "") -> str | None:
+    """``send`` for a command-line process, which has no Qt application of its own yet."""
+    import sys
+
+    from PySide6.QtCore import QCoreApplication
+
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])  # sockets want an application object
+    reply = send(server_name(config_path), command, argument)
+    del app
+    return reply
+
+
 class InstanceServer(QObject):
     """Listens for commands; ``command(name, argument)`` fires on the UI thread for each."""
 

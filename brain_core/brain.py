@@ -11,16 +11,16 @@ import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .config import Config
 from .errors import BrainNotFound, InvalidInput, MalformedRecord
-from .fsutil import atomic_write_bytes, contained
+from .fsutil import atomic_write_bytes, contained, fsync_dir
 from .gitsync import Git
 from .locks import FileLock
 from .records import Record, clean_tags, new_id, now_iso, parse_time, slugify, validate_new
+from .shelves import on_shelf
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
 GITIGNORE = ".aida/\n.*.tmp-*\n"
@@ -247,8 +247,6 @@ class Brain:
         target, rel_posix = self._brain_file(rel)
         with self.lock():
             atomic_write_bytes(target, text.encode("utf-8"))
-            from .shelves import on_shelf
-
             if on_shelf(rel_posix):
                 try:
                     self.index.upsert_file(rel_posix, text.encode("utf-8"))
@@ -280,11 +278,7 @@ class Brain:
                 (s, src), (d, dst) = self._brain_file(src), self._brain_file(dst)
                 d.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(s, d)
-                from .fsutil import fsync_dir
-
                 fsync_dir(d.parent)
-                from .shelves import on_shelf
-
                 if on_shelf(src):
                     self.index.remove_file(src)
                 if on_shelf(dst):
@@ -337,7 +331,3 @@ class Brain:
 
     def head(self) -> str | None:
         return self.git.head()
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)

@@ -54,13 +54,10 @@ def cmd_tray(args, ctx) -> int:
 
 def _send(ctx, command: str, argument: str = "") -> int:
     try:
-        from PySide6.QtCore import QCoreApplication
-
-        from app.single_instance import send, server_name
+        from app.single_instance import send_from_cli
     except ImportError as e:
         raise BrainError(f"Reaching the tray needs PySide6 ({e}); run `make install`.") from e
-    _app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])  # sockets want an application object
-    reply = send(server_name(ctx.config.path), command, argument)
+    reply = send_from_cli(ctx.config.path, command, argument)
     if reply is None:
         print(f"aida: {NOT_RUNNING}", file=sys.stderr)
         return 1
