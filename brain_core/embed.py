@@ -17,8 +17,10 @@ import numpy as np
 from .errors import MissingDependency
 
 DIM = 384
-MODEL_ID = "all-MiniLM-L6-v2-int8"
-MAX_TOKENS = 256
+# The vectors' space: the model, and how texts longer than one window are embedded (below).
+MODEL_ID = "all-MiniLM-L6-v2-int8/mean-of-windows"
+MAX_TOKENS = 256           # the model's window, [CLS] and [SEP] included
+MAX_WINDOWS = 16           # a long text is embedded from at most this many windows (about 4,000 tokens)
 
 
 class Embedder(Protocol):
@@ -58,7 +60,7 @@ class OnnxEmbedder:
             raise MissingDependency(f"{e.name} is not installed; run `make install`.") from None
         model, tok = model_files()
         self._tok = Tokenizer.from_file(str(tok))
-        self._tok.enable_truncation(max_length=MAX_TOKENS)
+        self._tok.no_truncation()  # long texts are split into windows below
         self._tok.no_padding()  # the shipped tokenizer.json pads to 128; we pad per batch instead
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
@@ -73,20 +75,45 @@ class OnnxEmbedder:
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised vector per text. A text longer than the model's 256-token window is
+        cut into consecutive windows, each embedded, and their mean (weighted by length) taken, so
+        a long page or transcript is represented by all of it, not just its opening."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
         encs = self._tok.encode_batch([t if t.strip() else "." for t in texts])
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        body = MAX_TOKENS - 2
+        for i, enc in enumerate(encs):
+            ids = enc.ids
+            if len(ids) <= MAX_TOKENS:
+                windows.append(ids)
+                owner.append(i)
+                continue
+            cls, inner, sep = ids[0], ids[1:-1], ids[-1]
+            for start in range(0, min(len(inner), body * MAX_WINDOWS), body):
+                windows.append([cls, *inner[start:start + body], sep])
+                owner.append(i)
+        pooled = self._pool(windows)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        weights = np.array([len(w) for w in windows], dtype=np.float32)
+        np.add.at(out, np.array(owner), pooled * weights[:, None])
+        out /= np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+        return out
+
+    def _pool(self, windows: list[list[int]]) -> np.ndarray:
+        """Mean-pooled, normalised vectors of token windows (each at most MAX_TOKENS long)."""
+        out = np.zeros((len(windows), DIM), dtype=np.float32)
         # Sort by length so each batch pads to a similar length: several times faster on long lists.
-        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i]))
         for start in range(0, len(order), self.batch_size):
             idx = order[start:start + self.batch_size]
-            width = max(len(encs[i].ids) for i in idx)
+            width = max(len(windows[i]) for i in idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
-                n = len(encs[i].ids)
-                ids[row, :n] = encs[i].ids
+                n = len(windows[i])
+                ids[row, :n] = windows[i]
                 mask[row, :n] = 1
             feeds = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in self._inputs:

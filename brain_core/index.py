@@ -70,7 +70,7 @@ class Index:
     """One brain's catalog. ``embedder_factory`` is called on the first text that needs a vector."""
 
     def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, dim: int = 384,
-                 model_id: str = "all-MiniLM-L6-v2-int8", notice: Callable[[str], None] | None = None) -> None:
+                 model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows", notice: Callable[[str], None] | None = None) -> None:
         self.root = Path(root)
         self.dir = self.root / ".aida"
         self.path = self.dir / INDEX_NAME
