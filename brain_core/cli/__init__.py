@@ -16,8 +16,7 @@ from pathlib import Path
 
 from ..errors import BrainError
 
-# Command modules, in help order. Each is optional only in the sense that the list is the single
-# place to add one; all of them ship.
+# Command modules, in help order: the single place to add one.
 MODULES = (
     "brain_cmds",
     "lifecycle_cmds",
@@ -65,13 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups = {"brain": brain.add_subparsers(dest="brain_command", metavar="SUBCOMMAND")}
     brain.set_defaults(func=lambda a, c: brain.print_help() or 2)
     for name in MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{name}":
-                raise
-            continue
-        module.register(sub, groups)
+        importlib.import_module(f"{__name__}.{name}").register(sub, groups)
     return parser
 
 
