@@ -136,3 +136,17 @@ def _lookup(data: dict, dotted: str) -> Any:
             return None
         node = node[p]
     return node
+
+
+def non_negative(raw: Any, key: str, kind: type = float) -> float | int:
+    """A numeric setting's value checked: a number of ``kind``, 0 or more, or InvalidInput
+    naming the key and the command that fixes it."""
+    from .errors import InvalidInput
+
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"{key} is {raw!r}, which is not a number; set it with `aida config set {key} N`.") from None
+    if value < 0:
+        raise InvalidInput(f"{key} is negative; set it to 0 or more with `aida config set {key} N`.")
+    return value

@@ -124,18 +124,26 @@ def claude_instructions(root: Path, projects: list[Path]) -> list[dict]:
     return out
 
 
-def claude_project_name(project_dir: Path) -> str | None:
-    """A Claude project folder's real name: the ``cwd`` its transcripts recorded; else the
-    sanitized folder name with the home prefix taken off."""
-    for transcript in sorted(project_dir.glob("*.jsonl"))[:3]:
+def recorded_cwd(project_dir: Path, transcripts: int) -> str | None:
+    """The working folder the first ``transcripts`` Claude transcripts of a project recorded."""
+    for transcript in sorted(project_dir.glob("*.jsonl"))[:transcripts]:
         try:
             with transcript.open("r", encoding="utf-8", errors="replace") as f:
                 head = f.read(65536)
         except OSError:
             continue
-        for entry in iter_jsonl(head):
-            if isinstance(entry.get("cwd"), str) and entry["cwd"]:
-                return Path(entry["cwd"]).name
+        cwd = next((e["cwd"] for e in iter_jsonl(head) if isinstance(e.get("cwd"), str) and e["cwd"]), None)
+        if cwd:
+            return cwd
+    return None
+
+
+def claude_project_name(project_dir: Path) -> str | None:
+    """A Claude project folder's real name: the ``cwd`` its transcripts recorded; else the
+    sanitized folder name with the home prefix taken off."""
+    cwd = recorded_cwd(project_dir, transcripts=3)
+    if cwd:
+        return Path(cwd).name
     name = project_dir.name
     home = re.sub(r"[^a-zA-Z0-9]", "-", str(Path.home()))
     if name.startswith(home + "-"):
@@ -202,16 +210,9 @@ def known_projects(claude_root: Path, gemini_root: Path) -> list[Path]:
     project registry) that still exist on this machine."""
     found: dict[str, Path] = {}
     for project_dir in sorted((claude_root / "projects").glob("*")):
-        for transcript in sorted(project_dir.glob("*.jsonl"))[:2]:
-            try:
-                with transcript.open("r", encoding="utf-8", errors="replace") as f:
-                    head = f.read(65536)
-            except OSError:
-                continue
-            cwd = next((e["cwd"] for e in iter_jsonl(head) if isinstance(e.get("cwd"), str)), None)
-            if cwd:
-                found.setdefault(cwd, Path(cwd))
-                break
+        cwd = recorded_cwd(project_dir, transcripts=2)
+        if cwd:
+            found.setdefault(cwd, Path(cwd))
     registry = gemini_root / "projects.json"
     try:
         projects = json.loads(registry.read_text(encoding="utf-8")).get("projects", {}) if registry.is_file() else {}

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InvalidInput, MalformedRecord
+from ..errors import MalformedRecord
 from ..fsutil import atomic_write_bytes, contained
 from ..records import Record, parse_time
 from ..shelves import Doc, load_doc, walk
@@ -96,14 +96,9 @@ def value_of(record: Record, use: tuple[int, float] | None, now: float, params) 
 
 def setting(config, key: str, default: float, kind=float):
     """A numeric setting, or InvalidInput naming the key and the command that fixes it."""
-    raw = config.get(key, default)
-    try:
-        value = kind(raw)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{key} is {raw!r}, which is not a number; set it with `aida config set {key} N`.") from None
-    if value < 0:
-        raise InvalidInput(f"{key} is negative; set it to 0 or more with `aida config set {key} N`.")
-    return value
+    from ..config import non_negative
+
+    return non_negative(config.get(key, default), key, kind)
 
 
 # -- writes ---------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..config import non_negative
 from ..errors import InvalidInput, ProviderError
 from .anthropic import Anthropic
 from .base import LLM
@@ -107,11 +108,4 @@ def setting(config: Any, dotted: str, default: Any) -> Any:
 
 
 def _number(config: Any, dotted: str, default: float) -> float:
-    value = setting(config, dotted, default)
-    try:
-        n = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{dotted} is {value!r}, which is not a number; set it with `aida config set {dotted} N`.") from None
-    if n < 0:
-        raise InvalidInput(f"{dotted} is negative; set it to a number of seconds or tries, 0 or more.")
-    return n
+    return float(non_negative(setting(config, dotted, default), dotted))
