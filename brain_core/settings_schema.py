@@ -257,13 +257,13 @@ def check(key: str, value: Any) -> Any:
         raise BadSetting(unknown(key))
     if value is None:  # null means unset: the default applies
         return None
-    how = f"`aida config set {key} {_placeholder(s)}`"
+    how = _placeholder(s)
     if s.kind == "bool":
         if isinstance(value, bool):
             return value
         if str(value).strip().lower() in _TRUE + _FALSE:
             return str(value).strip().lower() in _TRUE
-        raise BadSetting(f"{key} is {value!r}, which is not true or false; fix it with {how}.")
+        raise BadSetting(f"{key} is {value!r}, which is not true or false.")
     if s.kind in ("int", "float"):
         return _number(s, value, how)
     if s.kind == "choice":
@@ -272,21 +272,20 @@ def check(key: str, value: Any) -> Any:
             return text.lower() if text.lower() in s.choices + s.extra_choices else text
         close = difflib.get_close_matches(text.lower(), list(s.choices), n=1, cutoff=0.5)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise BadSetting(f"{key} is {value!r}, which is not one of {', '.join(s.choices)}{hint}; fix it with {how}.")
+        raise BadSetting(f"{key} is {value!r}, which is not one of {', '.join(s.choices)}{hint}.")
     if s.kind == "path" and not isinstance(value, str):
-        raise BadSetting(f"{key} is {value!r}, which is not a folder path; fix it with {how}.")
+        raise BadSetting(f"{key} is {value!r}, which is not a folder path.")
     if s.kind in ("str", "path"):
         if s.keep_numbers and isinstance(value, int) and not isinstance(value, bool):
             return value
         if isinstance(value, (dict, list, bool)):
-            raise BadSetting(f"{key} is {value!r}, which is not {s.allowed()}; fix it with {how}.")
+            raise BadSetting(f"{key} is {value!r}, which is not text.")
         return str(value)
     if s.kind == "list":
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise BadSetting(f"{key} is {value!r}, which is not a list of names; fix it with {how} "
-                             "(e.g. [a, b]).")
+            raise BadSetting(f"{key} is {value!r}, which is not a list of names such as [a, b].")
         if key == "maintain.keep_types":
             bad = [v for v in value if v not in RECORD_TYPES]
             if bad:
@@ -302,30 +301,32 @@ def check(key: str, value: Any) -> Any:
 
 
 def _placeholder(s: Setting) -> str:
-    if s.kind in ("int", "float"):
-        return "N"
+    """What the key takes, in words, for the end of an error message."""
     if s.kind == "choice":
-        return "|".join(s.choices) if len(s.choices) <= 3 else s.choices[0]
-    return {"bool": "true|false", "path": "FOLDER", "list": "[A, B]"}.get(s.kind, "VALUE")
+        return "one of " + ", ".join(s.choices)
+    return {"bool": "true or false", "path": "a folder path", "int": s.allowed().replace("integer", "an integer"),
+            "float": s.allowed().replace("number", "a number")}.get(s.kind, s.allowed())
 
 
 def _number(s: Setting, value: Any, how: str) -> int | float:
     word = "an integer" if s.kind == "int" else "a number"
     if isinstance(value, bool):
-        raise BadSetting(f"{s.key} is {value!r}, which is not {word}; fix it with {how}.")
+        raise BadSetting(f"{s.key} is {value!r}, which is not {word}; use {how}.")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise BadSetting(f"{s.key} is {value!r}, which is not {word}; fix it with {how}.") from None
+        raise BadSetting(f"{s.key} is {value!r}, which is not {word}; use {how}.") from None
     if not math.isfinite(number):
-        raise BadSetting(f"{s.key} is {value!r}, which is not a finite number; fix it with {how}.")
+        raise BadSetting(f"{s.key} is {value!r}, which is not a finite number; use {how}.")
     if s.kind == "int":
         if not number.is_integer():
-            raise BadSetting(f"{s.key} is {value!r}, which is not a whole number; fix it with {how}.")
+            raise BadSetting(f"{s.key} is {value!r}, which is not a whole number; use {how}.")
         number = int(number)
+    elif isinstance(value, int) and abs(value) < 2**53:
+        number = value  # 90 stays 90 in the file, not 90.0
     lo, hi = s.minimum, s.maximum
     if (lo is not None and number < lo) or (hi is not None and number > hi):
-        raise BadSetting(f"{s.key} is {value!r}, outside the allowed range ({s.allowed()}); fix it with {how}.")
+        raise BadSetting(f"{s.key} is {value!r}, outside the allowed range; use {how}.")
     return number
 
 
@@ -350,7 +351,7 @@ def problems(data: dict) -> tuple[list[str], list[str]]:
             try:
                 check(key, value)
             except BadSetting as e:
-                errors.append(str(e))
+                errors.append(f"{str(e).rstrip('.')}; fix it with `aida config set {key} VALUE`.")
         elif owner(key) is None:
             unknowns.append(unknown(key))
     return errors, unknowns
