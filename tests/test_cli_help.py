@@ -68,6 +68,7 @@ def _aida(*argv, env_extra=None, cwd=None):
                           env=env, cwd=cwd, timeout=300)
 
 
+@pytest.mark.slow
 def test_brain_init_path_and_brain_after_the_command(tmp_path):
     target = tmp_path / "my brain"
     r = _aida("brain", "init", str(target))

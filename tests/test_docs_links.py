@@ -54,3 +54,15 @@ def test_the_checker_sees_a_broken_link(tmp_path):
     page.write_text("# Title\n\nSee [the design](../shared/DESIGN.md) and [here](#nowhere).\n")
     assert links(page) == ["../shared/DESIGN.md", "#nowhere"]
     assert "nowhere" not in anchors(page) and "title" in anchors(page)
+
+
+def test_the_locomo_benchmark_without_its_data_says_where_it_comes_from(tmp_path, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("locomo_bench", ROOT / "benchmarks" / "locomo.py")
+    locomo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(locomo)
+    assert locomo.main(["--data", str(tmp_path / "absent.json")]) == 2
+    err = capsys.readouterr().err
+    for words in ("snap-research/LoCoMo", "data/locomo10.json", "CC BY-NC 4.0", "--data", str(tmp_path)):
+        assert words in err, words

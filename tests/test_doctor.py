@@ -107,6 +107,7 @@ def test_transcribing_a_folder_says_it_is_a_folder(tmp_path, capsys):
     assert "is a folder, not an audio file" in err and "does not exist" not in err and "\n" not in err
 
 
+@pytest.mark.slow
 def test_the_tray_hint_on_a_machine_without_a_display(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["AIDA_CONFIG"] = str(tmp_path / "config.yaml")
