@@ -311,22 +311,22 @@ def _placeholder(s: Setting) -> str:
 def _number(s: Setting, value: Any, how: str) -> int | float:
     word = "an integer" if s.kind == "int" else "a number"
     if isinstance(value, bool):
-        raise BadSetting(f"{s.key} is {value!r}, which is not {word}; use {how}.")
+        raise BadSetting(f"{s.key} is {value!r}, which is not {word} (it takes {how}).")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise BadSetting(f"{s.key} is {value!r}, which is not {word}; use {how}.") from None
+        raise BadSetting(f"{s.key} is {value!r}, which is not {word} (it takes {how}).") from None
     if not math.isfinite(number):
-        raise BadSetting(f"{s.key} is {value!r}, which is not a finite number; use {how}.")
+        raise BadSetting(f"{s.key} is {value!r}, which is not a finite number (it takes {how}).")
     if s.kind == "int":
         if not number.is_integer():
-            raise BadSetting(f"{s.key} is {value!r}, which is not a whole number; use {how}.")
+            raise BadSetting(f"{s.key} is {value!r}, which is not a whole number (it takes {how}).")
         number = int(number)
     elif isinstance(value, int) and abs(value) < 2**53:
         number = value  # 90 stays 90 in the file, not 90.0
     lo, hi = s.minimum, s.maximum
     if (lo is not None and number < lo) or (hi is not None and number > hi):
-        raise BadSetting(f"{s.key} is {value!r}, outside the allowed range; use {how}.")
+        raise BadSetting(f"{s.key} is {value!r}, outside the allowed range (it takes {how}).")
     return number
 
 
@@ -351,7 +351,8 @@ def problems(data: dict) -> tuple[list[str], list[str]]:
             try:
                 check(key, value)
             except BadSetting as e:
-                errors.append(f"{str(e).rstrip('.')}; fix it with `aida config set {key} VALUE`.")
+                word = "N" if BY_KEY[key].kind in ("int", "float") else "VALUE"
+                errors.append(f"{str(e).rstrip('.')}; fix it with `aida config set {key} {word}`.")
         elif owner(key) is None:
             unknowns.append(unknown(key))
     return errors, unknowns

@@ -111,7 +111,7 @@ def cmd_list(args, ctx) -> int:
     width = max(len(r["key"]) for r in rows)
     print(f"# {cfg.path}{'' if cfg.path.exists() else ' (not written yet: every setting is its default)'}")
     for r in rows:
-        value = _default(cfg, BY_KEY[r["key"]]) if r["is_default"] else show(r["value"])
+        value = (_default(cfg, BY_KEY[r["key"]]) if r["is_default"] else show(r["value"])) or "''"
         mark = "  (default)" if r["is_default"] else "  (REFUSED: see below)" if r["problem"] else ""
         print(f"{r['key']:<{width}}  {value}{mark}")
     for line in errors + unknown:
