@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import date as Date, datetime
@@ -109,9 +110,13 @@ def harvest_meeting(
     if seen is not None:
         return _skipped(sha, seen)
 
+    from ..redact import redact
+
     meeting_date = _meeting_date(date, path)
-    title = (title or "").strip() or _title_from(path)
-    people = [a.strip() for a in attendees if a and a.strip()]
+    # Said aloud or typed in --title/--attendees, a secret is masked before it reaches the distiller,
+    # the page, its front matter, its file name, the marker file or a commit message.
+    title = redact((title or "").strip() or _title_from(path)).text
+    people = [redact(a.strip()).text for a in attendees if a and a.strip()]
     distiller = distiller or _default_distiller()
     transcriber = transcriber or WhisperTranscriber.from_config(brain.config)
     threshold = brain.config.get("voice.glossary_threshold", None)
@@ -121,19 +126,20 @@ def harvest_meeting(
                  threshold=float(threshold) if threshold is not None else None)
     if not heard.text.strip():
         raise AudioError(f"No speech was heard in {path.name}; nothing was remembered.")
+    spoken = redact(heard.text).text
 
     source = f"meeting:{sha}"
     context = {"kind": "meeting", "title": title, "date": meeting_date, "attendees": people,
-               "audio": path.name, "duration_seconds": round(heard.transcript.audio_seconds, 1)}
+               "audio": redact(path.name).text, "duration_seconds": round(heard.transcript.audio_seconds, 1)}
     notes: list[str] = []
     try:
-        proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=llm)
+        proposed = distiller(spoken, profile=PROFILE, source=source, context=context, llm=llm)
     except ProviderError as e:
         if llm is None:
             raise
         # The transcript cost minutes and the recording is not coming back: keep it, distilled offline.
         notes.append(f"{e} The meeting was distilled offline instead.")
-        proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=None)
+        proposed = distiller(spoken, profile=PROFILE, source=source, context=context, llm=None)
     items = _records(proposed, source)
 
     with brain.lock():
@@ -147,7 +153,8 @@ def harvest_meeting(
         keys = tuple(r.key for r in records)
         page = transcript_page(heard, title=title, date=meeting_date, attendees=people, sha256=sha,
                                audio_name=path.name, keys=keys)
-        brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})")
+        rel = brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})") \
+            .relative_to(Path(os.path.realpath(brain.root))).as_posix()
         marker = harvested(brain)
         marker[sha] = {"transcript": rel, "keys": list(keys), "title": title, "date": meeting_date,
                        "at": datetime.now().astimezone().isoformat(timespec="seconds")}
@@ -158,25 +165,56 @@ def harvest_meeting(
 
 def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[str], sha256: str,
                     audio_name: str, keys: Sequence[str]) -> str:
-    """The Markdown kept in the brain: front matter a program can read, lines a person can."""
+    """The Markdown kept in the brain: front matter a program can read, lines a person can. Every
+    text in it (title, attendees, file name, what was said) is masked for secrets."""
     import yaml
 
+    from ..redact import redact
+
     t = heard.transcript
+    title = redact(title).text
     front = {
         "title": title,
         "date": date,
-        "attendees": list(attendees),
-        "audio": audio_name,
+        "attendees": [redact(a).text for a in attendees],
+        "audio": redact(audio_name).text,
         "audio_sha256": sha256,
         "duration_seconds": round(t.audio_seconds, 1),
         "transcribed_with": f"{t.model} on {t.device} ({t.compute_type})",
         "name_biasing": heard.biasing,
         "records": list(keys),
-        "corrections": [f"{r.heard} -> {r.name}" for r in heard.replacements],
+        "corrections": [redact(f"{r.heard} -> {r.name}").text for r in heard.replacements],
     }
     lines = ["---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip(), "---", "", f"# {title}", ""]
-    lines += [f"{stamp(s.start)} {s.text}" for s in heard.segments]
+    said = masked_lines([s.text for s in heard.segments])
+    lines += [f"{stamp(s.start)} {text}" for s, text in zip(heard.segments, said)]
     return "\n".join(lines) + "\n"
+
+
+def masked_lines(texts: Sequence[str]) -> list[str]:
+    """Each line with its secrets masked, the lines read as one text: a secret said across two
+    segments ("my password is" | "hunter2") is masked in both."""
+    from ..redact import MASK, redact
+
+    joined, starts, pos = [], [], 0
+    for t in texts:
+        starts.append(pos)
+        joined.append(t)
+        pos += len(t) + 1
+    red = redact(" ".join(joined))
+    out = []
+    for t, start in zip(texts, starts):
+        end, cuts = start + len(t), []
+        for f in red.findings:
+            if f.start < end and start < f.end:
+                cuts.append((max(f.start, start) - start, min(f.end, end) - start, f.rule))
+        text, shift = t, 0
+        for s, e, rule in cuts:
+            mask = MASK.format(rule)
+            text = text[: s + shift] + mask + text[e + shift:]
+            shift += len(mask) - (e - s)
+        out.append(text)
+    return out
 
 
 def _records(proposed: Any, source: str) -> list[dict[str, Any]]:
