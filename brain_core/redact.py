@@ -22,7 +22,7 @@ an attribute or a placeholder) and the entropy rule skips hex, paths and identif
 from __future__ import annotations
 
 import base64
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 import math
 import re
 from collections import Counter
@@ -188,7 +188,10 @@ def _short_password(text: str, m: re.Match, name: str) -> bool:
     before = text[: m.start()].rsplit("\n", 1)[-1]
     if "(" in before or "def " in before or "," in before:
         return False  # inside a call or a signature
-    return any(c.isdigit() for c in value) or value.isalpha() and value.islower()
+    # digits, a lowercase word or mixed case (`hunter2`, `swordfish`, `aBc`); not `Title` or `UPPER` (code)
+    if any(c.isdigit() for c in value):
+        return True
+    return value.isalpha() and (value.islower() or not (value.istitle() or value.isupper()))
 
 
 def _assignments(text: str) -> Iterator[tuple[int, int]]:
@@ -297,9 +300,14 @@ def _aws_secret(text: str) -> Iterator[tuple[int, int]]:
 # Each is small and has its own tests (tests/test_redact_forms.py), with near misses that must
 # stay unmasked.
 
+_FORMAT = re.compile(r"%(?:\([\w.]+\))?[-#0 +]?\d*[sdrifxX]|%[A-Za-z_]\w*%")
+
+
 def _value_ok(value: str) -> bool:
-    """Not a placeholder, a variable or an earlier mask."""
-    return not (_PLACEHOLDER.match(value) or value.startswith(("[REDACTED", "$", "%", "{{", "<")))
+    """Not a placeholder, a variable, a format (``%s``, ``%(pw)s``, ``%PASS%``) or an earlier mask."""
+    if value.startswith("%"):
+        return not _FORMAT.fullmatch(value)
+    return not (_PLACEHOLDER.match(value) or value.startswith(("[REDACTED", "$", "{{", "<")))
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
@@ -491,9 +499,14 @@ def redact(text: str) -> Redacted:
         seen = _INVISIBLE.sub("", text)
     lowered = seen.lower()
     spans: list[tuple[int, int, str]] = []
+    starts: list[int] = []  # the spans taken so far, sorted, never overlapping
+    ends: list[int] = []
 
     def add(start: int, end: int, name: str) -> None:
-        if end > start and not any(s < end and start < e for s, e, _ in spans):
+        i = bisect_left(starts, end)  # spans before i start before `end`; only the last may reach `start`
+        if end > start and not (i and ends[i - 1] > start):
+            starts.insert(i, start)
+            ends.insert(i, end)
             spans.append((start, end, name))
 
     for rule in RULES:

@@ -68,7 +68,7 @@ def _trie(words: list[str]) -> str:
 def _keywords_in(lowered: str) -> set[str]:
     _gitleaks()
     hits = {m.group(1) for m in _KEYWORDS.finditer(lowered)}
-    return {kw for kw in _BY_KEYWORD if any(h.startswith(kw) for h in hits)} if hits else set()
+    return {h[:i] for h in hits for i in range(1, len(h) + 1)}.intersection(_BY_KEYWORD)
 
 
 def _windows(lowered: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
