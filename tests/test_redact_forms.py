@@ -126,3 +126,45 @@ def test_gitleaks_rules_are_carried_with_attribution():
     assert len(redact_gitleaks.RULES) > 200
     ids = {r[0] for r in redact_gitleaks.RULES}
     assert {"twilio-api-key", "azure-ad-client-secret", "sendgrid-api-token", "curl-auth-user"} <= ids
+
+
+KEYS = ["webhook-retry-policy", "password-reset-flow", "api-key-rotation", "token-budget", "secret-santa-2026",
+        "my-password-manager", "key-value-store", "pin-code-length", "sshpass-install", "mysql-p-flag"]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_ordinary_keys_and_file_names_pass_the_gate_unchanged(key):
+    from brain_core import scrub
+
+    assert scrub.clean_key(key) == key
+    assert scrub.path(f"memories/me/{key}.json") == f"memories/me/{key}.json"
+
+
+def test_no_chat_turn_slug_is_taken_for_a_secret(shared_dir):
+    """Every LoCoMo utterance (read in place) as a key and a meeting file name: none is changed."""
+    import json
+
+    from brain_core import scrub
+    from brain_core.records import slugify
+
+    path = shared_dir / "bench" / "locomo" / "locomo10.json"
+    if not path.exists():
+        pytest.skip("../shared/bench/locomo is not present")
+    turns = [t["text"] for s in json.loads(path.read_text(encoding="utf-8")) for k, v in s["conversation"].items()
+             if k.startswith("session_") and isinstance(v, list) for t in v if t.get("text")]
+    assert len(turns) > 5000
+    changed = [t for t in turns if scrub.clean_key(slugify(t)) != slugify(t)
+               or scrub.path(f"meetings/{slugify(t, max_words=8)}.md") != f"meetings/{slugify(t, max_words=8)}.md"]
+    assert changed == []
+
+
+def test_a_json_file_stays_json_when_masking_would_break_it():
+    import json
+
+    from brain_core import scrub
+
+    text = json.dumps({"a": {"password": "hunter2"}, "b": ["x", "AKIA" + "IOSFODNN7EXAMPLE"]})
+    out = scrub.file_text("harvest/x.json", text)
+    data = json.loads(out)
+    assert data["a"]["password"].startswith("[REDACTED") and data["b"][1] == "[REDACTED:aws-key]"
+    assert scrub.file_text("notes.md", "plain") == "plain"
