@@ -284,11 +284,11 @@ class Brain:
 
     def move(self, moves: list[tuple[str, str]], message: str) -> None:
         """Move files inside the brain (to ``archive/``, say) in one commit; nothing is deleted."""
+        from .scrub import path as clean_path  # the redaction gate: no secret in a new file name
+
         with self.lock():
             touched = []
             for src, dst in moves:
-                from .scrub import path as clean_path
-
                 (s, src), (d, dst) = self._brain_file(src), self._brain_file(clean_path(dst))
                 d.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(s, d)

@@ -319,34 +319,35 @@ def _same_length_lower(text: str) -> str:
     return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
 
 
-# Found by the option, then confirmed by the command earlier on the same line (searching for the
-# option first is what keeps this fast on long texts full of URLs).
+# Found by the command, then the option searched for in the rest of its line.
 _OPT_P = re.compile(r"(?<=\s)-p(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]+)")
-_OPT_SSHPASS = re.compile(r"(?<=\s)-p\s*(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]+)")
-_OPT_USER = re.compile(r"\s(?:-u|--user)(?:\s+|=)(?P<q>[\"']?)[^\s:\"'`]*:(?P<value>[^\s\"'`;|&]+)")
+_OPT_USER = re.compile(r"\s(?:-u|--user|--http-user)(?:\s+|=)(?P<q>[\"']?)[^\s:\"'`]*:(?P<value>[^\s\"'`;|&]+)")
+_SSHPASS = re.compile(r"\bsshpass\b(?:[ \t]+-[^p\s]\S*)*[ \t]+-p[ \t]*(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]+)")
 _CMD_MYSQL = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb(?:-dump)?)\b")
-_CMD_SSHPASS = re.compile(r"\bsshpass\b(?:\s+-[^p\s]\S*)*\s+$")
-_CMD_HTTP = re.compile(r"\b(?:curl|wget|http|https|xh)\b")
+_CMD_HTTP = re.compile(r"\b(?:curl|wget)\b")
 
 
 def _command_lines(text: str) -> Iterator[tuple[int, int]]:
     """``mysql -pPW``, ``sshpass -p PW``, ``curl -u user:PW``: the password part."""
     low = _same_length_lower(text)
-    checks = []
-    if "mysql" in low or "mariadb" in low:
-        checks.append((_OPT_P, _CMD_MYSQL, False))
+    found = []
     if "sshpass" in low:
-        checks.append((_OPT_SSHPASS, _CMD_SSHPASS, True))
-    if "-u" in low or "--user" in low:
-        checks.append((_OPT_USER, _CMD_HTTP, False))
-    for opt, cmd, right_before in checks:
-        for m in opt.finditer(text):
-            line = low[low.rfind("\n", 0, m.start()) + 1 : m.start() + 1]
-            if not (cmd.search(line) if not right_before else cmd.search(line.rstrip("-p").rstrip() + " ")):
-                continue
-            value = m.group("value").rstrip(".,)")
-            if value and _value_ok(value):
-                yield m.start("value"), m.start("value") + len(value)
+        found += list(_SSHPASS.finditer(text))
+    for cmd, opt, words in ((_CMD_MYSQL, _OPT_P, ("mysql", "mariadb")), (_CMD_HTTP, _OPT_USER, ("curl", "wget"))):
+        for word in words:
+            pos = low.find(word)
+            while pos != -1:
+                start = low.rfind("\n", 0, pos) + 1
+                end = low.find("\n", pos)
+                end = len(low) if end == -1 else end
+                c = cmd.search(low, start, end)  # the command as a word on this line
+                if c is not None:
+                    found += list(opt.finditer(text, c.end(), end))
+                pos = low.find(word, end)  # one search per line
+    for m in found:
+        value = m.group("value").rstrip(".,)")
+        if value and _value_ok(value):
+            yield m.start("value"), m.start("value") + len(value)
 
 
 _ENV_ASSIGN = re.compile(r"(?<![A-Za-z0-9_])(?P<name>[A-Z][A-Z0-9_]{2,80})=(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]{1,400})")
@@ -420,8 +421,8 @@ def _encoded(text: str) -> Iterator[tuple[int, int]]:
     """Base64 (standard or URL-safe) whose decoded text holds a secret by the other rules."""
     for m in _B64_TOKEN.finditer(text):
         raw = m.group().rstrip("=")
-        if len(raw) % 4 == 1 or _HEX.match(raw) or wordiness(raw) >= 0.6:
-            continue
+        if len(raw) % 4 == 1 or raw.islower() or raw.isupper() or _HEX.match(raw) or wordiness(raw) >= 0.6:
+            continue  # base64 of text mixes cases; identifiers and hex do not need decoding
         try:
             decoded = base64.b64decode(raw.replace("-", "+").replace("_", "/") + "=" * (-len(raw) % 4),
                                        validate=True).decode("utf-8")
