@@ -19,7 +19,7 @@ from .errors import BrainNotFound, InvalidInput, MalformedRecord
 from .fsutil import atomic_write_bytes, contained, fsync_dir
 from .gitsync import Git
 from .locks import FileLock
-from .records import Record, clean_tags, new_id, now_iso, parse_time, slugify, validate_new
+from .records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
 from .shelves import on_shelf
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
