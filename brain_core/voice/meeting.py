@@ -23,14 +23,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date as Date, datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import AudioError, BrainError, InvalidInput, ProviderError
+from .actions import action_items
+from .align import normalise_numbers
 from .glossary import brain_glossary
-from .hear import Heard, hear
+from .hear import Heard, hear, recorrected
+from .people import attendee_glossary
 from .transcribe import Progress, Transcriber, WhisperTranscriber, stamp
 
 PROFILE = "meeting"
@@ -115,10 +118,14 @@ def harvest_meeting(
     distiller = distiller or _default_distiller()
     transcriber = transcriber or WhisperTranscriber.from_config(brain.config)
     threshold = brain.config.get("voice.glossary_threshold", None)
-    heard = hear(transcriber, path, brain_glossary(brain), progress=progress,
-                 hotwords=bool(brain.config.get("voice.hotwords", True)),
-                 verify=bool(brain.config.get("voice.verify_hotwords", True)),
-                 threshold=float(threshold) if threshold is not None else None)
+    threshold = float(threshold) if threshold is not None else None
+    glossary = attendee_glossary(brain_glossary(brain), people, "")  # attendees are hotwords too
+    heard = hear(transcriber, path, glossary, progress=progress,
+                 hotwords=bool(brain.config.get("voice.hotwords", True)), threshold=threshold)
+    if people:  # names that sound like an attendee ("Shivon" for Siobhan) are corrected too
+        heard = recorrected(heard, attendee_glossary(glossary, people, heard.transcript.text), threshold)
+    heard = replace(heard, text=normalise_numbers(heard.text),
+                    segments=tuple(replace(s, text=normalise_numbers(s.text)) for s in heard.segments))
     if not heard.text.strip():
         raise AudioError(f"No speech was heard in {path.name}; nothing was remembered.")
 
@@ -134,7 +141,8 @@ def harvest_meeting(
         # The transcript cost minutes and the recording is not coming back: keep it, distilled offline.
         notes.append(f"{e} The meeting was distilled offline instead.")
         proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=None)
-    items = _records(proposed, source)
+    tasks = [a.record(meeting_date, title) for a in action_items(heard.text, _people(people, glossary), meeting_date)]
+    items = _records([*tasks, *_kept(proposed, tasks)], source)
 
     with brain.lock():
         seen = harvested(brain).get(sha)
@@ -191,6 +199,38 @@ def _records(proposed: Any, source: str) -> list[dict[str, Any]]:
             tags.append("meeting")
         items.append({**p, "profile": PROFILE, "source": source, "tags": tags})
     return items
+
+
+_FILLER = re.compile(r"^(?:oh|uh|um|erm|so|well|yeah|okay|ok|right|like|and|but)\b[\s,]*", re.I)
+_VERB_HINT = re.compile(r"\b(?:is|are|was|were|will|must|should|do|does|did|has|have|had|use|uses|used|"
+                        r"decided|chose|agreed|restores?|runs?|owns?|caps?|capped|adds?|keeps?|needs?)\b", re.I)
+
+
+def _kept(proposed: Any, tasks: list[dict[str, Any]]) -> Any:
+    """The distiller's proposals less filler and half sentences ("Oh it always the dead letter
+    queue") and less what an action item already says."""
+    if not isinstance(proposed, list):
+        return proposed
+    taken = [set(re.findall(r"[a-z]{4,}", t["body"].casefold())) for t in tasks]
+    out = []
+    for p in proposed:
+        body = str(p.get("body") or "").strip() if isinstance(p, dict) else ""
+        core = _FILLER.sub("", body)
+        words = re.findall(r"[A-Za-z']+", core)
+        if len(words) < 5 or not _VERB_HINT.search(core) or (core != body and len(words) < 10):
+            continue  # filler, or not a whole statement
+        mine = set(re.findall(r"[a-z]{4,}", body.casefold()))
+        if any(mine and len(mine & t) >= 0.6 * len(mine) for t in taken):
+            continue  # the task record says it already
+        out.append(p)
+    return out
+
+
+def _people(attendees: Sequence[str], glossary: Any) -> list[str]:
+    """Who can own an action item: the attendees and the glossary's one-word capitalised names."""
+    names = [a for a in attendees]
+    names += [t.name for t in glossary.terms if t.name[:1].isupper() and " " not in t.name and "-" not in t.name]
+    return list(dict.fromkeys(names))
 
 
 def _default_distiller() -> Distiller:
