@@ -217,8 +217,8 @@ def _kept(proposed: Any, tasks: list[dict[str, Any]]) -> Any:
         body = str(p.get("body") or "").strip() if isinstance(p, dict) else ""
         core = _FILLER.sub("", body)
         words = re.findall(r"[A-Za-z']+", core)
-        if len(words) < 5 or not _VERB_HINT.search(core) or (core != body and len(words) < 10):
-            continue  # filler, or not a whole statement
+        if len(words) < 3 or (core != body and (len(words) < 10 or not _VERB_HINT.search(core))):
+            continue  # filler ("Oh it always the dead letter queue"), or not a whole statement
         mine = set(re.findall(r"[a-z]{4,}", body.casefold()))
         if any(mine and len(mine & t) >= 0.6 * len(mine) for t in taken):
             continue  # the task record says it already
