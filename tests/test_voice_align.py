@@ -52,10 +52,12 @@ def test_a_hostile_glossary_changes_nothing_it_does_not_name():
 
 
 PLAIN = ("Good morning, everyone. This is the damage control weekly sink.", "Siobhan, can you start with the staging database?",
+         "Sure. The staging database restores every night.",
          "Thomas, welcome out to the webhook retries.", "We decided to cap webhook retry the six attempts with exponential mark-off.",
          "Oh, and we'll add a net letter Q instead of raising the cap.", "Great. Action item. Oh, it owns the net letter Q.",
          "Do next Friday. Let's wrap up.")
 BIASED = ("Good morning, everyone. This is the damage-control weekly sync. Siobhan. Can you start with the staging database? "
+          "Sure. The staging database restores every night. "
           "Tomasz, we're talking about the webhook retries. We decided to cap webhook retry my 6 attempts with exponential "
           "mark-off. Owen will add an end letter queue.",
           "Instead of raising the cap. Great. Action item. Owen Owen is the dead letter queue. Good next Friday. Let's wrap up.")
@@ -102,6 +104,15 @@ def test_attendees_claim_the_words_that_sound_like_them():
     assert correct("Thanks Shivon. Thomas, the retries?", g).text == "Thanks Siobhan. Tomasz, the retries?"
 
 
+def test_speaker_turns_follow_a_hand_over_by_name():
+    from brain_core.voice.meeting import speaker_turns
+
+    lines = ["Good morning.", "Siobhan, can you start with the staging database?", "Sure. It restores nightly.",
+             "Thanks Siobhan.", "Over to you, Tomasz.", "Retries are capped.", "Owens will call."]
+    assert speaker_turns(lines, ["Siobhan", "Tomasz"]) == [None, None, "Siobhan", None, None, "Tomasz", None]
+    assert speaker_turns(lines, []) == [None] * len(lines)
+
+
 def test_due_dates_resolve_from_the_meeting_date():
     monday = "2026-11-30"
     assert resolve("next Friday", monday) == "2026-12-11"  # the Friday of the following week
@@ -146,7 +157,8 @@ def test_the_meeting_writes_tasks_and_no_filler(brain, tmp_path):
     task = json.loads((brain.root / "memories" / "meeting" / "task-owen-dead-letter-queue.json").read_text())
     assert (task["type"], task["owner"], task["due"]) == ("task", "Owen", "2026-12-11")
     page = (brain.root / r.transcript_path).read_text()
-    assert "[00:00] Good morning" in page and "[00:10] Tomasz, welcome" in page  # a line per segment, names fixed
+    assert "[00:00] Good morning" in page and "[00:15] Tomasz, welcome" in page  # a line per segment, names fixed
+    assert "[00:10] Siobhan: Sure. The staging database" in page  # the hand-over by name shows who speaks
     assert "Thomas" not in page.split("---")[-1]
 
 

@@ -154,7 +154,7 @@ def harvest_meeting(
         records = brain.remember_many(items, message=f"meeting: {title} ({meeting_date})") if items else []
         keys = tuple(r.key for r in records)
         page = transcript_page(heard, title=title, date=meeting_date, attendees=people, sha256=sha,
-                               audio_name=path.name, keys=keys)
+                               audio_name=path.name, keys=keys, speakers=_people(people, glossary))
         brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})")
         marker = harvested(brain)
         marker[sha] = {"transcript": rel, "keys": list(keys), "title": title, "date": meeting_date,
@@ -165,7 +165,7 @@ def harvest_meeting(
 
 
 def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[str], sha256: str,
-                    audio_name: str, keys: Sequence[str]) -> str:
+                    audio_name: str, keys: Sequence[str], speakers: Sequence[str] = ()) -> str:
     """The Markdown kept in the brain: front matter a program can read, lines a person can."""
     import yaml
 
@@ -183,8 +183,27 @@ def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[
         "corrections": [f"{r.heard} -> {r.name}" for r in heard.replacements],
     }
     lines = ["---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip(), "---", "", f"# {title}", ""]
-    lines += [f"{stamp(s.start)} {s.text}" for s in heard.segments]
+    turns = speaker_turns([s.text for s in heard.segments], list(speakers) or list(attendees))
+    lines += [f"{stamp(s.start)} {who + ': ' if who else ''}{s.text}" for s, who in zip(heard.segments, turns)]
     return "\n".join(lines) + "\n"
+
+
+def speaker_turns(lines: Sequence[str], people: Sequence[str]) -> list[str | None]:
+    """Who speaks each line, where the text shows it: the line after one that hands over to a
+    person by name ("Siobhan, can you start with...?", "Over to you, Tomasz.") is that person's."""
+    names = [p for p in people if p]
+    out: list[str | None] = [None] * len(lines)
+    if not names:
+        return out
+    who = "|".join(re.escape(n) for n in names)
+    handover = re.compile(rf"(?:^|[.!?]\s+)(?P<a>{who})[,.]\s+(?:can|could|would|will|do|did|are|what|how|where|when|why|"
+                          rf"go ahead|your turn)\b[^.!]*[?.]?\s*$|(?:over to you|your turn|go ahead),?\s+(?P<b>{who})\b", re.I)
+    for i, line in enumerate(lines[:-1]):
+        m = handover.search(line)
+        if m:
+            found = m.group("a") or m.group("b")
+            out[i + 1] = next(n for n in names if n.casefold() == found.casefold())
+    return out
 
 
 def _records(proposed: Any, source: str) -> list[dict[str, Any]]:
