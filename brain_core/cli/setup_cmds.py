@@ -33,6 +33,13 @@ def register(sub, groups) -> None:
                    help="sessions per batch: the most a kill can cost (default 8)")
     b.set_defaults(func=cmd_backfill)
 
+    o = groups["brain"].add_parser(
+        "overview", help="what the brain holds per month, the newest memories, the last harvest, its health",
+        description="Records per month by type and source, the newest memories with their origin, what the last "
+                    "harvest kept and dropped, INDEX.md's budget and the catalog's freshness.")
+    o.add_argument("--json", action="store_true", help="print the overview as JSON")
+    o.set_defaults(func=cmd_overview)
+
 
 def cmd_setup(args, ctx) -> int:
     from ..setup import apply, detect, mic_level, plan
@@ -73,6 +80,36 @@ def cmd_backfill(args, ctx) -> int:
     else:
         for note in p.notes:
             print(note)
+    return 0
+
+
+def cmd_overview(args, ctx) -> int:
+    from ..overview import overview
+
+    brain = ctx.open_brain()
+    try:
+        o = overview(brain)
+    finally:
+        brain.close()
+    if args.json:
+        print(json.dumps(o, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{o['records']} records")
+    for m in o["by_month"]:
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(m["types"].items()))
+        print(f"  {m['month']}: {sum(m['types'].values()):>4}  ({kinds})")
+    print("Newest:")
+    for r in o["newest"]:
+        print(f"  {r['created'][:10]}  {r['key']}: {r['first_line'][:70]} ({r['origin']})")
+    for h in o["last_harvest"]:
+        if "error" in h:
+            print(f"Last {h['tool']} harvest: {h['error']} ({h['path']})")
+            continue
+        print(f"Last {h['tool']} harvest {h['at']}: {h['sessions']} sessions, {len(h['kept'])} kept records, "
+              f"{len(h['dropped'])} had nothing worth keeping")
+    b, c = o["index_budget"], o["catalog"]
+    print(f"INDEX.md: {b['message']} (exit {b['exit_code']})")
+    print(f"Catalog: {c['indexed']} indexed, {c['pending']} waiting, last scan {c['last_scan'] or 'never'}")
     return 0
 
 
