@@ -38,7 +38,7 @@ class MonthChart(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         w, h = self.width(), self.height()
         legend_h, axis_h = 18, 16
-        top, bottom = legend_h + 6, h - axis_h
+        top, bottom = legend_h + 20, h - axis_h  # room for the legend and the totals above the bars
         p.setPen(self.palette().text().color())
         if not self.months:
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No memories yet: they appear here month by month.")

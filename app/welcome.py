@@ -106,7 +106,9 @@ class WelcomeWindow(QWidget):
                 rows.append(f"{a.tool}: {a.error}")
             else:
                 hook = "hook installed" if a.hook_installed else "hook not installed"
-                rows.append(f"{a.tool} {a.version or ''}: {a.sessions} sessions ({a.session_bytes / 1e6:.1f} MB), {hook}")
+                version = f" {a.version}" if a.version else ""
+                plural = "" if a.sessions == 1 else "s"
+                rows.append(f"{a.tool}{version}: {a.sessions} session{plural} ({a.session_bytes / 1e6:.1f} MB), {hook}")
         mic = ", ".join(f.microphones[:2]) if f.microphones else f.microphone_error
         keys = "keeps API keys" if f.keyring_keeps_keys else "cannot keep API keys (environment variables work)"
         rows += [f"Microphone: {mic}", f"Speech on {f.speech_device}; embeddings on {f.embed_provider}",
