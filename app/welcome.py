@@ -20,11 +20,14 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem
 
 from brain_core.config import Config
 
+from .jobs import harden_imports, main_thread_gc
+
 
 class _Worker(QObject):
     progress = Signal(int, int, str)  # done, total, line
     line = Signal(str)
     finished = Signal(dict)
+    released = Signal()
 
 
 class WelcomeWindow(QWidget):
@@ -43,6 +46,7 @@ class WelcomeWindow(QWidget):
         self._worker.progress.connect(self._progress)
         self._worker.line.connect(self._say)
         self._worker.finished.connect(self._finished)
+        self._worker.released.connect(main_thread_gc.release)
         self.outcome: dict[str, str] = {}
 
         layout = QVBoxLayout(self)
@@ -144,10 +148,14 @@ class WelcomeWindow(QWidget):
 
         self.status.setText("Listening for 2 seconds: say something…")
         self.mic_button.setEnabled(False)
+        self._off_ui_thread()
 
         def work() -> None:
-            peak, verdict = mic_level()
-            self._worker.line.emit(f"Microphone test: {verdict}" + (f" (peak {peak:.2f})" if peak is not None else ""))
+            try:
+                peak, verdict = mic_level()
+                self._worker.line.emit(f"Microphone test: {verdict}" + (f" (peak {peak:.2f})" if peak is not None else ""))
+            finally:
+                self._worker.released.emit()
 
         threading.Thread(target=work, daemon=True).start()
 
@@ -163,12 +171,24 @@ class WelcomeWindow(QWidget):
         def progress(p) -> None:
             self._worker.progress.emit(p.done, p.total, p.line())
 
+        self._off_ui_thread()
+
         def work() -> None:
-            outcome = apply(self.steps, chosen, self.found, self.config, say=self._worker.line.emit,
-                            on_progress=progress)
+            try:
+                outcome = apply(self.steps, chosen, self.found, self.config, say=self._worker.line.emit,
+                                on_progress=progress)
+            except Exception as e:  # noqa: BLE001 - a bug says so in the window instead of killing the thread
+                outcome = {"setup": f"failed: unexpected error ({e.__class__.__name__}: {e})"}
             self._worker.finished.emit(outcome)
+            self._worker.released.emit()
 
         threading.Thread(target=work, name="aida-welcome", daemon=True).start()
+
+    def _off_ui_thread(self) -> None:
+        """Python work on another thread: imports made safe and the cycle collector kept here
+        (see app.jobs) until the worker says it is done."""
+        harden_imports()
+        main_thread_gc.hold()
 
     @Slot(int, int, str)
     def _progress(self, done: int, total: int, line: str) -> None:
