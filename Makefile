@@ -1,4 +1,5 @@
-# Aida: `make run` sets up and starts Aida; `make test` sets up and runs the whole test suite.
+# Aida: `make run` sets up and starts Aida; `make test` sets up and runs the whole test suite;
+# `make test-fast` runs the tests not marked slow (no speech model, no crash drills): the inner loop.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -13,7 +14,7 @@ APT_PACKAGES := git libportaudio2 xvfb trayer x11-utils espeak-ng sox \
 	libxcb-cursor0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3 \
 	libglib2.0-0
 
-.PHONY: run test install system-deps gpu bench package demo clean
+.PHONY: run test test-fast install system-deps gpu bench package demo clean
 
 run: install
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
@@ -25,6 +26,9 @@ run: install
 
 test: install
 	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
 
 install: system-deps $(STAMP)
 

@@ -34,6 +34,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo10.json"
+MISSING = """LoCoMo is not at {path}.
+
+This benchmark needs the LoCoMo data set (Maharana et al., "Evaluating Very Long-Term Conversational
+Memory of LLM Agents", ACL 2024): the file data/locomo10.json of the public GitHub repository
+snap-research/LoCoMo (https://github.com/snap-research/LoCoMo), licensed CC BY-NC 4.0 (evaluation,
+not redistribution: it is never copied into this repository). To run the benchmark:
+
+    mkdir -p ../shared/bench/locomo
+    curl -L -o ../shared/bench/locomo/locomo10.json \\
+        https://raw.githubusercontent.com/snap-research/LoCoMo/main/data/locomo10.json
+    python benchmarks/locomo.py            # or: python benchmarks/locomo.py --data /path/to/locomo10.json
+"""
 KS = (1, 5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # bm25 / vector: one stage's weight set to 0, everything else as configured; plain-bm25: bm25 and
@@ -332,7 +344,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
     if not args.data.exists():
-        print(f"LoCoMo is not at {args.data}; pass --data.", file=sys.stderr)
+        print(MISSING.format(path=args.data), file=sys.stderr)
         return 2
     data = json.loads(args.data.read_text(encoding="utf-8"))
     from brain_core.embed import make_embedder

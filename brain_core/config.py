@@ -78,7 +78,10 @@ class Config:
     data: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "Config":
+    def load(cls, path: Path | None = None, check: bool = True) -> "Config":
+        """Read the settings file. With ``check`` (the default) a value the schema refuses raises
+        one BrainError naming the file and the key; ``aida config`` and ``aida doctor`` load with
+        ``check=False`` so that they can show and fix such a file."""
         path = Path(path) if path else _user_config_path()
         data: dict[str, Any] = {}
         if path.exists():
@@ -91,6 +94,8 @@ class Config:
             if not isinstance(loaded, dict):
                 raise BrainError(f"The settings file {path} is not a mapping; fix or delete it.")
             data = loaded
+        if check:
+            _check_file(path, data)
         return cls(path=path, data=data)
 
     def get(self, dotted: str, default: Any = None) -> Any:
@@ -127,6 +132,16 @@ class Config:
                     raise BrainError(f"The `brain` setting in {self.path} must be a folder path, not {candidate!r}.")
                 return Path(candidate).expanduser()
         return default_brain_path()
+
+
+def _check_file(path: Path, data: dict) -> None:
+    from .settings_schema import BadSetting, problems
+
+    errors, _unknown = problems(data)  # unknown keys are only reported by `aida doctor`
+    if errors:
+        first = errors[0].rstrip(".")
+        more = f" ({len(errors) - 1} more: `aida doctor` lists them)" if len(errors) > 1 else ""
+        raise BadSetting(f"The settings file {path} is wrong: {first}{more}.")
 
 
 def _lookup(data: dict, dotted: str) -> Any:

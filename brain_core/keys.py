@@ -20,7 +20,7 @@ CONVENTIONAL_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
 
 NO_KEYRING = (
-    "No OS keyring is available here (keyring found no backend); install and unlock one "
+    "No OS keyring is available here ({why}), so nothing was stored; install and unlock one "
     "(GNOME Keyring or KWallet on Linux; macOS and Windows have one built in), or set {env} in the "
     "environment instead."
 )
@@ -76,16 +76,34 @@ def set_key(provider: str, secret: str) -> str:
     import keyring
     from keyring.errors import KeyringError, NoKeyringError
 
+    env = env_names(p)[0]
     try:
         keyring.set_password(SERVICE, p, secret)
+        kept = keyring.get_password(SERVICE, p)
     except NoKeyringError as e:
-        raise BrainError(NO_KEYRING.format(env=env_names(p)[0])) from e
+        raise BrainError(NO_KEYRING.format(env=env, why=_why())) from e
     except KeyringError as e:
         raise BrainError(
             f"The OS keyring refused to store the {p} key ({e.__class__.__name__}); unlock it and try again, "
-            f"or set {env_names(p)[0]} in the environment instead."
+            f"or set {env} in the environment instead."
         ) from e
+    if kept != secret:  # the null backend (and any broken one) says yes and keeps nothing
+        raise BrainError(
+            f"The keyring backend in use ({backend_name()}) does not keep keys, so the {p} key was not stored; "
+            f"{_fix_backend()}install and unlock a real keyring (GNOME Keyring or KWallet on Linux), or set {env} "
+            "in the environment instead."
+        )
     return backend_name()
+
+
+def _why() -> str:
+    chosen = os.environ.get("PYTHON_KEYRING_BACKEND")
+    return f"PYTHON_KEYRING_BACKEND chose {chosen}" if chosen else "keyring found no backend"
+
+
+def _fix_backend() -> str:
+    chosen = os.environ.get("PYTHON_KEYRING_BACKEND")
+    return "unset PYTHON_KEYRING_BACKEND or " if chosen else ""
 
 
 def delete_key(provider: str) -> bool:
@@ -99,14 +117,15 @@ def delete_key(provider: str) -> bool:
     except PasswordDeleteError:
         return False
     except NoKeyringError as e:
-        raise BrainError(NO_KEYRING.format(env=env_names(p)[0])) from e
+        raise BrainError(NO_KEYRING.format(env=env_names(p)[0], why=_why()).replace(", so nothing was stored", "")) from e
     except KeyringError as e:
         raise BrainError(f"The OS keyring refused to delete the {p} key ({e.__class__.__name__}); unlock it and try again.") from e
     return True
 
 
 def backend_name() -> str:
+    """The keyring backend in use, as ``module.Class`` (what PYTHON_KEYRING_BACKEND would name)."""
     import keyring
 
     kr = keyring.get_keyring()
-    return getattr(kr, "name", None) or kr.__class__.__name__
+    return f"{kr.__class__.__module__}.{kr.__class__.__name__}"

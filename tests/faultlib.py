@@ -1,9 +1,13 @@
 """Fault scenarios shared by tests/test_faults.py (small) and benchmarks/stress_faults.py (large).
 
 Each scenario runs real child processes (tests/fault_worker.py) against a real brain, injects the
-fault (SIGKILL of the whole process group at a random moment, damage to the index file, four
-writers at once) and returns counts; the checks that no reported record was lost are in
-:func:`audit`, used by both.
+fault (SIGKILL of the whole process group, damage to the index file, four writers at once) and
+returns counts; the checks that no reported record was lost are in :func:`audit`, used by both,
+and the checks made at the moment of each kill are in :func:`check_at_kill`.
+
+Kills are placed by events, not by clocks, so a loaded machine changes nothing but the run time:
+a child is killed at its k-th write moment (it stops there and says so), or after its n-th
+acknowledged write plus a fraction of the time that write took.
 """
 
 from __future__ import annotations
@@ -28,13 +32,29 @@ SHELF_GLOBS = ("memories/*/*.json", "events/*/*/*.json", "lessons/*.json")
 class Child:
     proc: subprocess.Popen
     lines: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # time.monotonic() of each line
     err: list[str] = field(default_factory=list)
     ready: threading.Event = field(default_factory=threading.Event)
+    changed: threading.Condition = field(default_factory=threading.Condition)
+    closed: bool = False
     threads: list[threading.Thread] = field(default_factory=list)
 
     def reported(self) -> list[tuple[str, str]]:
         """(id, path) of every record the child said ``remember`` returned for."""
         return [tuple(line.split()[1:3]) for line in self.lines if line.startswith("ok ")]
+
+    def wait_for(self, predicate, timeout: float = 600) -> bool:
+        """Wait until ``predicate(self)`` holds or the child's output ends; whether it held."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not predicate(self):
+                if self.closed or time.monotonic() > deadline:
+                    return predicate(self)
+                self.changed.wait(1.0)
+        return True
+
+    def paused(self) -> str | None:
+        return next((line for line in self.lines if line.startswith("paused ")), None)
 
     def join(self) -> None:
         for t in self.threads:
@@ -48,9 +68,15 @@ def spawn(*args: str, env: dict | None = None) -> Child:
 
     def pump_out() -> None:
         for line in proc.stdout:  # type: ignore[union-attr]
-            child.lines.append(line.strip())
+            with child.changed:
+                child.lines.append(line.strip())
+                child.times.append(time.monotonic())
+                child.changed.notify_all()
             if line.startswith("ready"):
                 child.ready.set()
+        with child.changed:
+            child.closed = True
+            child.changed.notify_all()
         child.ready.set()
 
     def pump_err() -> None:
@@ -103,10 +129,32 @@ class Audit:
     index_mismatch: list[str] = field(default_factory=list)
     git_lock_left: bool = False
     uncommitted: int = 0
+    kills_checked: int = 0  # kills after which check_at_kill looked at the files at once
 
     @property
     def lost(self) -> int:
         return len(set(self.lost_on_disk) | set(self.lost_in_git))
+
+
+def check_at_kill(root: Path, reported: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """``(torn, missing)`` right after a kill, before any other process touches the brain: every
+    record file present must parse completely, and every acknowledged write must be on disk with
+    the id that was reported. A write that is not atomic leaves a truncated or empty file here."""
+    from brain_core.errors import MalformedRecord
+    from brain_core.records import Record
+
+    torn, ids = [], {}
+    for pattern in SHELF_GLOBS:
+        for p in root.glob(pattern):
+            if p.name.startswith("."):
+                continue  # a temp file of an interrupted atomic write: never read as a record
+            rel = p.relative_to(root).as_posix()
+            try:
+                ids[rel] = Record.from_bytes(p.read_bytes(), rel).id
+            except (MalformedRecord, OSError) as e:
+                torn.append(f"{rel} ({e})")
+    missing = [f"{rel} ({rid})" for rid, rel in reported if ids.get(rel) != rid]
+    return torn, missing
 
 
 def audit(root: Path, reported: list[tuple[str, str]]) -> Audit:
@@ -180,22 +228,44 @@ def _cat_blobs(root: Path, blobs: list[str]) -> dict[str, str]:
 # -- scenarios -----------------------------------------------------------------------------------------------
 
 
-def crash_writes(root: Path, trials: int, rng: random.Random, per_child: int = 40, window: float = 1.5,
-                 batch_every: int = 3) -> dict:
-    """``trials`` writer children, each SIGKILLed at a random moment after it is ready; then one
-    clean write (the recovery) and the audit. Every third child writes in batches of 5; every
-    other child redoes the same list of records from the start (as a harvester re-runs after a
-    crash), so what an earlier child left half-done is met again."""
+def crash_writes(root: Path, trials: int, rng: random.Random, per_child: int = 40, window: float | None = None,
+                 batch_every: int = 3, moments: int = 12, acks: int = 4) -> dict:
+    """``trials`` writer children, each SIGKILLed mid-run; then one clean write (the recovery) and
+    the audit. Every third child writes in batches of 5; every other child redoes the same list of
+    records from the start (as a harvester re-runs after a crash), so what an earlier child left
+    half-done is met again.
+
+    Where each kill lands is decided by events: half the children stop at their k-th write moment
+    (k in 1..``moments``: a record file just opened for writing, or about to be renamed into place)
+    and are killed there; the others are killed after their n-th acknowledged write (n in
+    1..``acks``) plus a random fraction of the time that write took, inside the next one (its
+    index row, its git commit). With ``window`` (seconds), children are killed at a random time
+    instead (the long benchmark). At every kill :func:`check_at_kill` looks at the files at once;
+    what it finds goes into the audit (``torn``, ``lost_on_disk``), prefixed with the kill."""
     reported: list[tuple[str, str]] = []
-    kills = finished = 0
+    kills = finished = paused = min_acks = 0
+    torn_at_kill: list[str] = []
+    missing_at_kill: list[str] = []
     for t in range(trials):
         batch = 5 if t % batch_every == batch_every - 1 else 1
         prefix = "redo" if t % 2 else f"t{t}"
-        child = spawn("write", str(root), prefix, str(per_child), str(batch))
-        if not child.ready.wait(120):
+        mode = "window" if window is not None else ("moment" if t % 4 in (0, 3) else "acks")
+        stop_at = rng.randint(1, moments) if mode == "moment" else 0
+        child = spawn("write", str(root), prefix, str(per_child), str(batch), str(stop_at))
+        if not child.ready.wait(300):
             kill_group(child)
             raise RuntimeError("the writer never became ready: " + "".join(child.err))
-        time.sleep(rng.uniform(0.0, window))
+        if mode == "moment":
+            child.wait_for(lambda c: c.paused() is not None)
+            paused += child.paused() is not None
+        elif mode == "acks":
+            n = rng.randint(1, acks)
+            if child.wait_for(lambda c: len(c.reported()) >= n):
+                min_acks += n
+                oks = [tm for line, tm in zip(child.lines, child.times) if line.startswith(("ok ", "ready"))]
+                time.sleep(rng.uniform(0.0, max(0.0, oks[-1] - oks[-2]) if len(oks) > 1 else 0.0))
+        else:
+            time.sleep(rng.uniform(0.0, window))
         if child.proc.poll() is None:
             kill_group(child)
             kills += 1
@@ -203,6 +273,9 @@ def crash_writes(root: Path, trials: int, rng: random.Random, per_child: int = 4
             finish(child)
             finished += 1
         reported += child.reported()
+        torn, missing = check_at_kill(root, reported)
+        torn_at_kill += [f"at kill {t + 1}: {x}" for x in torn]
+        missing_at_kill += [f"at kill {t + 1}: {x}" for x in missing]
     # recovery: the next ordinary write must succeed (stale git locks, hot journals, temp files)
     child = spawn("write", str(root), "recovery", "2")
     err = finish(child)
@@ -210,7 +283,11 @@ def crash_writes(root: Path, trials: int, rng: random.Random, per_child: int = 4
         raise RuntimeError("the write after the crashes failed: " + err[-2000:])
     reported += child.reported()
     a = audit(root, reported)
-    return {"trials": trials, "kills": kills, "finished": finished, "audit": a}
+    a.torn = torn_at_kill + a.torn
+    a.lost_on_disk = missing_at_kill + a.lost_on_disk
+    a.kills_checked = trials
+    return {"trials": trials, "kills": kills, "finished": finished, "paused": paused, "min_acks": min_acks,
+            "audit": a}
 
 
 def hand_edit(root: Path, rng: random.Random, n: int) -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from speech import says
 
 
 def test_demo_runs_every_step_offline_without_voice(tmp_path):
@@ -43,7 +44,7 @@ def test_demo_hears_the_sample_question(tmp_path):
     assert run_demo(voice=True, out=out, transcriber=WhisperTranscriber(device="cpu")) == 0
     heard = out.getvalue().split("3. Hear the sample question")[1].split("4. Route it")[0]
     assert "question.wav" in heard and "tiny.en" in heard
-    assert "retry policy" in heard.lower()
+    assert says(heard, "retry policy"), heard  # numerals, case and punctuation may differ between CPUs
     assert not (tmp_path / "demo").exists()
 
 

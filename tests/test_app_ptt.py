@@ -15,6 +15,7 @@ pytest.importorskip("PySide6.QtWidgets")
 
 from app_fixtures import FIXTURES, filled, opened  # noqa: F401,E402  (fixtures)
 from PySide6.QtCore import Qt  # noqa: E402
+from speech import says  # noqa: E402
 
 pytestmark = pytest.mark.gui
 QUESTION = FIXTURES / "ask_recall.wav"
@@ -62,7 +63,7 @@ def test_holding_the_mic_asks_aloud_and_shows_the_cited_answer(qtbot, ptt, fille
     heard, answer = got[0][1], answered.args[0]
 
     # Synthesized speech through tiny.en: "webhook retry" comes out garbled, the rest holds.
-    assert "decide" in heard.text.lower() and "policy" in heard.text.lower(), heard.text
+    assert says(heard.text, "decide") and says(heard.text, "policy"), heard.text
     assert "damage-control" in heard.text, heard.text  # the glossary's correction pass ran
     assert popup.search.text() == heard.text
     assert answer.route.recall

@@ -22,19 +22,26 @@ def _assert_nothing_lost(a) -> None:
     assert not a.git_lock_left
 
 
+@pytest.mark.slow
 def test_records_reported_written_survive_sigkill_at_random_points(tmp_path):
+    """Eight writers killed mid-run: four at a write moment (a record file just opened, or about to
+    be renamed into place), four inside the write after an acknowledged one. Counted by events,
+    so a loaded machine only makes it slower. At each kill every record file must parse and every
+    acknowledged write must be there: an in-place (non-atomic) write fails this."""
     root = tmp_path / "brain"
     Brain.init(root).close()
-    res = crash_writes(root, trials=8, rng=random.Random(8), per_child=400, window=2.0)
+    res = crash_writes(root, trials=8, rng=random.Random(8), per_child=400)
     a = res["audit"]
-    assert res["kills"] == 8  # every child dies mid-run (400 records take far longer than 2 s)
-    assert a.reported >= 8  # and they had written things before dying
+    assert res["kills"] == 8  # every child was killed mid-run: none could finish 400 records first
+    assert res["paused"] == 4  # four of them exactly at a write moment
+    assert a.kills_checked == 8 and a.reported >= res["min_acks"] >= 4  # acknowledged writes, counted
     _assert_nothing_lost(a)
     assert git(root, "fsck", "--no-dangling", "--no-progress") == ""  # a killed commit may leave dangling objects, never broken ones
     # the recovery write cleared whatever the crashes left in git's way
     assert not (root / ".git/index.lock").exists()
 
 
+@pytest.mark.slow
 def test_a_rebuild_killed_at_random_points_leaves_the_old_index_answering(tmp_path, embedder):
     root = tmp_path / "brain"
     brain = Brain.init(root)
@@ -52,6 +59,7 @@ def test_a_rebuild_killed_at_random_points_leaves_the_old_index_answering(tmp_pa
     assert res["tmp_left"] == [] and res["stale_after"] == ""
 
 
+@pytest.mark.slow
 def test_four_processes_writing_at_once_lose_nothing_and_readers_see_no_error(tmp_path):
     root = tmp_path / "brain"
     Brain.init(root).close()

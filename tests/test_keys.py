@@ -76,7 +76,7 @@ def test_cli_set_key_reads_stdin_and_never_echoes(memory_keyring, monkeypatch, t
     assert _cli(["config", "set-key", "openai"], monkeypatch, "sk-secret-value\n", tmp_path) == 0
     out = capsys.readouterr()
     assert "sk-secret-value" not in out.out + out.err
-    assert "openai" in out.out
+    assert "openai" in out.out and "keyring_memory.MemoryKeyring" in out.out  # which backend stored it
     assert memory_keyring[("aida", "openai")] == "sk-secret-value"
     assert not (tmp_path / "config.yaml").exists() or "sk-secret" not in (tmp_path / "config.yaml").read_text()
 
@@ -96,10 +96,32 @@ def test_cli_config_get_set(monkeypatch, tmp_path, capsys):
     assert _cli(["config", "get", "llm"], monkeypatch, "", tmp_path) == 0
     out = capsys.readouterr().out
     assert "timeout: 12.5" in out and "provider: ollama" in out
-    assert _cli(["config", "get", "no.such.key"], monkeypatch, "", tmp_path) == 1
+    assert _cli(["config", "get", "no.such.key"], monkeypatch, "", tmp_path) == 2
     # secrets never go into the settings file
     assert _cli(["config", "set", "llm.api_key", "sk-x"], monkeypatch, "", tmp_path) == 2
     assert "set-key" in capsys.readouterr().err
     assert "sk-x" not in (tmp_path / "config.yaml").read_text()
     assert _cli(["config", "set", "github.token", "ghp-x"], monkeypatch, "", tmp_path) == 2
     assert _cli(["config", "set", "llm.max_tokens_field", "max_completion_tokens"], monkeypatch, "", tmp_path) == 0
+
+
+@pytest.fixture(params=["keyring.backends.null.Keyring", "keyring.backends.fail.Keyring"])
+def useless_keyring(request, monkeypatch):
+    """A backend that throws keys away (null) or refuses every call (fail)."""
+    previous = keyring.core._keyring_backend
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", request.param)
+    for name in ("OPENAI_API_KEY", "AIDA_OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    keyring.core.init_backend()
+    yield request.param
+    keyring.core._keyring_backend = previous
+
+
+def test_set_key_refuses_a_backend_that_cannot_keep_it(useless_keyring, monkeypatch, tmp_path, capsys):
+    assert _cli(["config", "set-key", "openai"], monkeypatch, "sk-secret-value\n", tmp_path) == 1
+    out = capsys.readouterr()
+    err = out.err.strip()
+    assert out.out == "" and "Stored" not in err and "sk-secret-value" not in err
+    assert err.count("\n") == 0 and ("was not stored" in err or "nothing was stored" in err)
+    assert useless_keyring in err and "AIDA_OPENAI_API_KEY" in err  # which backend, and the fix
+    assert keys.get_key("openai") is None

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from speech import says
+
 from brain_core.errors import AudioError, InvalidInput
 from brain_core.voice.meeting import MARKER, audio_sha256, harvest_meeting, harvested
 from brain_core.voice.transcribe import WhisperTranscriber
@@ -98,7 +100,7 @@ def test_aida_meeting_end_to_end_and_a_second_time_does_nothing(glossary_brain, 
     for r in records:
         assert r.source == f"meeting:{sha}" and "meeting" in r.tags
         assert r.extra.get("transcript") == "meetings/2026-08-24-damage-control-weekly-sync.md"
-    assert any("six attempts" in r.body for r in records)
+    assert any(says(r.body, "six attempts") for r in records), [r.body for r in records]
     assert harvested(brain)[sha]["transcript"] == "meetings/2026-08-24-damage-control-weekly-sync.md"
 
     # the same audio again, even renamed: recognised by its hash, nothing transcribed or written

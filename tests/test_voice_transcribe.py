@@ -1,8 +1,10 @@
 """Transcription with the real bundled tiny.en model on the CPU, against the fixture recordings.
 
-The recordings are synthesized speech (see fixtures/audio/README.md), so assertions are on key
-words, not exact sentences. The model is loaded once per process (the transcriber's cache) and
-each recording is transcribed once per module.
+The recordings are synthesized speech (see fixtures/audio/README.md), and tiny.en's int8 decoding
+differs between CPUs, so assertions are on key words, names and facts, with numerals and number
+words alike (tests/speech.py), and on word error rate for the whole meeting, never exact sentences.
+The model is loaded once per process (the transcriber's cache) and each recording is transcribed
+once per module.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from speech import MEETING_FACTS, MEETING_SCRIPT, QUESTION_SCRIPT, says, word_error_rate
 
 from brain_core.config import Config
 from brain_core.errors import AudioError, BrainError
@@ -37,6 +41,20 @@ QUESTION = FIXTURES / "ask_recall.wav"
 
 def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
+
+
+# The bound on word error rate for the 39-second meeting, on any CPU: tiny.en int8 reaches 0.18
+# (with the glossary) to 0.26 (without) on the development machine; synthesized speech.
+MEETING_WER = 0.4
+
+
+def test_the_tolerant_comparison_allows_what_a_cpu_may_change_and_nothing_more():
+    assert says("We cap webhook retry the 6 attempts.", "six attempts")
+    assert says("Every night at 2am.", "two am") and says("The Damage-Control sync", "damage control")
+    assert not says("retries capped at six", "six attempts")
+    assert not says("six of the eight attempts", "six attempts")  # two words between: a different fact
+    assert word_error_rate("a b c d", "a b c d") == 0 and word_error_rate("a b c d", "a x c") == 0.5
+    assert word_error_rate(MEETING_SCRIPT, QUESTION_SCRIPT) > 0.8  # a different passage is far off
 
 
 # --- fast: settings, devices, audio decoding ----------------------------------------------------
@@ -227,9 +245,8 @@ def meeting_biased(transcriber, glossary):
 def test_recall_question_is_transcribed(transcriber):
     seen: list[float] = []
     t = transcriber.transcribe(QUESTION, progress=seen.append)
-    said = words(t.text)
-    for w in ("decide", "policy", "damage", "control"):
-        assert w in said, t.text
+    for w in ("decide", "policy", "damage control"):
+        assert says(t.text, w), t.text
     assert (t.model, t.device, t.compute_type, t.language) == ("tiny.en", "cpu", "int8", "en")
     assert t.load_seconds == 0.0  # loaded once by the fixture, reused here
     assert abs(t.audio_seconds - 4.79) < 0.05 and t.transcribe_seconds > 0
@@ -243,13 +260,15 @@ def test_model_is_loaded_once_per_settings(transcriber):
 
 
 @pytest.mark.slow
-def test_unbiased_meeting_mishears_names_and_the_correction_pass_fixes_them(meeting_plain, glossary):
+def test_unbiased_meeting_and_the_correction_pass_gets_every_name_right(meeting_plain, glossary):
     raw = meeting_plain.text
-    assert "Siobhan" not in raw and "Tomasz" not in raw  # the README's measurement, still true
+    assert word_error_rate(MEETING_SCRIPT, raw) <= MEETING_WER, raw
     c = correct(raw, glossary)
-    assert "Siobhan" in c.text and "Tomasz" in c.text
-    fixed = {(r.heard, r.name) for r in c.replacements}
-    assert any(name == "Siobhan" for _, name in fixed) and any(name == "Tomasz" for _, name in fixed)
+    fixed = {r.name for r in c.replacements}
+    for name in ("Siobhan", "Tomasz"):
+        # heard right by this CPU's decoding, or misheard and corrected (and then listed)
+        assert name in c.text and (name in raw or name in fixed), (name, raw)
+    assert not re.search(r"\b(Shivon|Siivon|Thomas)\b", c.text)
     for r in c.replacements:
         assert raw[r.start:r.start + len(r.heard)] == r.heard
 
@@ -269,11 +288,12 @@ def test_meeting_with_glossary_gets_the_names_right(meeting_biased):
 def test_hotword_biasing_keeps_the_whole_meeting(meeting_plain, meeting_biased):
     """`initial_prompt` once dropped half the meeting: the shipped hotwords must keep all of it."""
     assert meeting_biased.biasing == "aligned"  # both decodes ran and were merged...
-    plain, biased = words(meeting_plain.transcript.text), words(meeting_biased.transcript.text)
-    assert len(biased) >= 0.9 * len(plain), (len(biased), len(plain))  # ...and the raw biased text says so
-    for phrase in ("staging database", "six attempts", "raising the cap", "action item", "next friday", "wrap up"):
-        assert phrase in " ".join(plain) and phrase in " ".join(biased), phrase
-    assert plain[-2:] == biased[-2:] == ["wrap", "up"]
+    plain, biased = meeting_plain.transcript.text, meeting_biased.transcript.text
+    assert len(words(biased)) >= 0.9 * len(words(plain)), (biased, plain)  # ...and the raw biased text says so
+    assert word_error_rate(MEETING_SCRIPT, biased) <= MEETING_WER, biased
+    for fact in MEETING_FACTS:
+        assert says(plain, fact) and says(biased, fact), (fact, plain, biased)
+    assert says(" ".join(words(biased)[-4:]), "wrap up")  # the end of the meeting is there
     assert meeting_biased.segments[-1].end > 0.9 * meeting_biased.transcript.audio_seconds
 
 
@@ -287,7 +307,7 @@ def test_a_glossary_that_makes_the_model_skip_speech_is_caught(transcriber, glos
     heard = hear(transcriber, MEETING, parse_glossary(text))
     assert word_count(heard.text) >= 0.9 * word_count(meeting_plain.text), heard.biasing
     assert "Siobhan" in heard.text and "Tomasz" in heard.text
-    assert "staging database" in heard.text and "wrap up" in heard.text.lower()
+    assert says(heard.text, "staging database") and says(heard.text, "wrap up"), heard.text
 
 
 @pytest.mark.slow
@@ -297,7 +317,7 @@ def test_cli_transcribe_prints_stamps_and_what_ran(capsys, tmp_path):
     rc = main(["--brain", str(tmp_path / "no-brain"), "transcribe", "--device", "cpu", str(QUESTION)])
     out, err = capsys.readouterr()
     assert rc == 0
-    assert re.match(r"\[00:00\] .*decide", out)
+    assert out.startswith("[00:00] ") and says(out, "decide"), out
     assert "tiny.en on cpu (int8)" in err
 
 
@@ -311,10 +331,9 @@ def test_cli_transcribe_json_lists_replacements(capsys, tmp_path):
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert (data["model"], data["device"], data["compute_type"]) == ("tiny.en", "cpu", "int8")
-    assert "Siobhan" in data["text"] and "Tomasz" in data["text"]
-    assert "Siobhan" not in data["raw_text"]
     names = {r["to"] for r in data["replacements"]}
-    assert {"Siobhan", "Tomasz"} <= names
+    for name in ("Siobhan", "Tomasz"):  # heard right on this CPU, or corrected and listed
+        assert name in data["text"] and (name in data["raw_text"] or name in names), data["raw_text"]
     for rep in data["replacements"]:
         assert set(rep) >= {"from", "to", "start", "kind"} and rep["kind"] in ("alias", "fuzzy")
         assert data["raw_text"][rep["start"]:rep["start"] + len(rep["from"])] == rep["from"]

@@ -54,19 +54,57 @@ class Context:
         return Brain.open(self.brain_path(), config=self.config)
 
 
+BRAIN_HELP = "the brain folder (default: $AIDA_BRAIN, then the `brain` setting, then the user data folder)"
+JSON_HELP = "print the result as JSON instead of text"
+
+
+class Parser(argparse.ArgumentParser):
+    """A parser whose subcommands refuse what they do not know with their own usage line.
+
+    argparse hands a subcommand's unknown arguments back to the top-level parser, which then
+    prints ``usage: aida [-h] [--brain DIR] COMMAND`` for a typo in ``aida brain recall --tpye``;
+    here the subcommand that met the typo reports it."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != "aida":
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="aida",
         description="Aida: one memory for all your coding agents and meetings.",
     )
-    parser.add_argument("--brain", metavar="DIR", help="the brain folder (default: $AIDA_BRAIN, then the configured brain)")
+    parser.add_argument("--brain", metavar="DIR", help=BRAIN_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     brain = sub.add_parser("brain", help="the brain: remember, recall, index, status, lint, harvest...")
     groups = {"brain": brain.add_subparsers(dest="brain_command", metavar="SUBCOMMAND")}
     brain.set_defaults(func=lambda a, c: brain.print_help() or 2)
     for name in MODULES:
         importlib.import_module(f"{__name__}.{name}").register(sub, groups)
+    _finish(parser)
     return parser
+
+
+def _finish(parser: argparse.ArgumentParser) -> None:
+    """Every command: a description (its help line, when it has none of its own), ``--brain``
+    accepted after the command too, and the same help for every ``--json``."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        helps = {choice.dest: choice.help for choice in action._choices_actions}
+        for name, sp in action.choices.items():
+            if sp.description is None and helps.get(name):
+                text = helps[name]
+                sp.description = text[0].upper() + text[1:] + ("" if text.endswith((".", ")")) else ".")
+            if not any("--brain" in a.option_strings for a in sp._actions):
+                sp.add_argument("--brain", metavar="DIR", default=argparse.SUPPRESS, help=BRAIN_HELP)
+            for a in sp._actions:
+                if "--json" in a.option_strings and not a.help:
+                    a.help = JSON_HELP
+            _finish(sp)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ def register(sub, groups) -> None:
     hsub = h.add_subparsers(dest="hooks_command", metavar="SUBCOMMAND")
     h.set_defaults(func=lambda a, c: h.print_help() or 2)
     p = hsub.add_parser("install", help="add Aida's harvest hook to the agent's settings (idempotent, with a backup)")
-    p.add_argument("tool", choices=TOOLS)
+    p.add_argument("tool", choices=TOOLS, help="the agent to connect: claude, codex or gemini")
     p.add_argument("--dry-run", action="store_true", help="show the change as a diff and write nothing")
     p.set_defaults(func=cmd_install)
 

@@ -14,6 +14,19 @@ from pathlib import Path
 from ..errors import BrainError
 
 NOT_RUNNING = "Aida is not running; start it with `aida tray` (or `make run`), then try again."
+NO_DISPLAY = ("Aida's tray is not running, and it cannot run here: there is no display (neither DISPLAY nor "
+              "WAYLAND_DISPLAY is set); use `aida ask QUESTION` or `aida brain recall QUERY` instead, or start "
+              "`aida tray` on a desktop.")
+
+
+def not_running() -> str:
+    """Why the tray did not answer, and what works instead (on a headless Linux box `make run`
+    runs the demo, and `aida tray` has nowhere to show)."""
+    import os
+
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return NO_DISPLAY
+    return NOT_RUNNING
 
 
 def register(sub, groups) -> None:
@@ -59,7 +72,7 @@ def _send(ctx, command: str, argument: str = "") -> int:
         raise BrainError(f"Reaching the tray needs PySide6 ({e}); run `make install`.") from e
     reply = send_from_cli(ctx.config.path, command, argument)
     if reply is None:
-        print(f"aida: {NOT_RUNNING}", file=sys.stderr)
+        print(f"aida: {not_running()}", file=sys.stderr)
         return 1
     if reply != "ok":
         print(f"aida: the tray answered: {reply}", file=sys.stderr)
@@ -74,6 +87,8 @@ def cmd_popup(args, ctx) -> int:
 def cmd_ptt(args, ctx) -> int:
     if args.file:
         path = Path(args.file).expanduser().resolve()
+        if path.is_dir():
+            raise BrainError(f"{path} is a folder, not an audio file; give the path of one recording in it.")
         if not path.is_file():
             raise BrainError(f"The recording {path} does not exist; check the path.")
         return _send(ctx, "ask-audio", str(path))

@@ -1,21 +1,18 @@
-"""``aida route``, ``aida ask``, ``aida feedback`` and ``aida config get | set | set-key | delete-key``."""
+"""``aida route``, ``aida ask``, ``aida feedback`` and ``aida config get | list | set | set-key | delete-key``."""
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 
 from ..errors import InvalidInput
-
-# A setting whose last word names a secret (llm.api_key, github.token...), not llm.max_tokens_field.
-_SECRET_KEY = re.compile(r"(^|[._-])(api[_-]?key|key|token|secret|password|passwd|credentials?)$", re.IGNORECASE)
+from . import config_cmds
 
 
 def register(sub, groups) -> None:
     p = sub.add_parser("route", help="show how the router sends a question (recall, recency, live source)")
     p.add_argument("--json", action="store_true", help='print {"recall", "mode", "time_sensitive", "live", "fired"}')
-    p.add_argument("question", nargs="+")
+    p.add_argument("question", nargs="+", help="the question, as you would ask it")
     p.set_defaults(func=cmd_route)
 
     p = sub.add_parser("ask", help="answer a question from the brain (or a live source), citing records")
@@ -23,11 +20,11 @@ def register(sub, groups) -> None:
     p.add_argument("--explain", action="store_true", help="also print the run record: route, scores, lessons, timings")
     p.add_argument("-k", type=int, default=None, help="how many records to consult (default: ask.k, 5)")
     p.add_argument("--offline", action="store_true", help="answer from the records only, without the LLM")
-    p.add_argument("question", nargs="+")
+    p.add_argument("question", nargs="+", help="the question, as you would ask it")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("feedback", help="thumbs up or down on a run: becomes a lesson for similar questions")
-    p.add_argument("verdict", choices=("up", "down"))
+    p.add_argument("verdict", choices=("up", "down"), help="up: the answer was right; down: it was wrong")
     p.add_argument("run_id", metavar="RUN_ID", help="the id `aida ask` printed, or `last`")
     p.add_argument("--why", help="what was wrong or right; shown to the LLM on similar questions")
     p.add_argument("--record", action="append", default=[], metavar="KEY",
@@ -37,18 +34,22 @@ def register(sub, groups) -> None:
     c = sub.add_parser("config", help="read and change settings; store API keys in the OS keyring")
     csub = c.add_subparsers(dest="config_command", metavar="SUBCOMMAND")
     c.set_defaults(func=lambda a, ctx: c.print_help() or 2)
-    p = csub.add_parser("get", help="print a setting (dotted key, e.g. llm.provider)")
-    p.add_argument("key")
-    p.set_defaults(func=cmd_config_get)
+    p = csub.add_parser("get", help="print a setting's value in force (dotted key, e.g. llm.provider)")
+    p.add_argument("key", help="a dotted setting name such as llm.provider, or a section such as recall")
+    p.set_defaults(func=config_cmds.cmd_get)
+    p = csub.add_parser("list", help="every setting with its value in force, defaults marked")
+    p.add_argument("--json", action="store_true",
+                   help="print {file, settings: [{key, value, default, is_default, kind, allowed, help}], unknown}")
+    p.set_defaults(func=config_cmds.cmd_list)
     p = csub.add_parser("set", help="change a setting (the value is read as YAML: 5, true, [a, b])")
-    p.add_argument("key")
-    p.add_argument("value")
-    p.set_defaults(func=cmd_config_set)
+    p.add_argument("key", help="a dotted setting name such as recall.half_life_days (`aida config list` shows them)")
+    p.add_argument("value", help="the new value, read as YAML (null resets it to the default)")
+    p.set_defaults(func=config_cmds.cmd_set)
     p = csub.add_parser("set-key", help="store PROVIDER's API key in the OS keyring (read from stdin, never echoed)")
     p.add_argument("provider", help="openai, anthropic, ollama, ...")
     p.set_defaults(func=cmd_set_key)
     p = csub.add_parser("delete-key", help="remove PROVIDER's API key from the OS keyring")
-    p.add_argument("provider")
+    p.add_argument("provider", help="openai, anthropic, ollama, ...")
     p.set_defaults(func=cmd_delete_key)
 
 
@@ -116,45 +117,12 @@ def cmd_feedback(args, ctx) -> int:
     return 0
 
 
-def cmd_config_get(args, ctx) -> int:
-    value = ctx.config.get(args.key, None)
-    if value is None:
-        print(f"aida: {args.key} is not set.", file=sys.stderr)
-        return 1
-    if isinstance(value, (dict, list)):
-        import yaml
-
-        print(yaml.safe_dump(value, sort_keys=True, allow_unicode=True).rstrip())
-    else:
-        print(value)
-    return 0
-
-
-def cmd_config_set(args, ctx) -> int:
-    import yaml
-
-    key = args.key.strip()
-    if not re.match(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$", key):
-        raise InvalidInput(f"{key!r} is not a dotted setting name such as llm.provider.")
-    if _SECRET_KEY.search(key):
-        raise InvalidInput(f"{key} looks like a secret, which never goes in the settings file; use `aida config set-key PROVIDER`.")
-    try:
-        value = yaml.safe_load(args.value)
-    except yaml.YAMLError:
-        value = args.value
-    cfg = ctx.config
-    cfg.set(key, value)
-    cfg.save()
-    print(f"{key} = {value!r} (saved in {cfg.path})")
-    return 0
-
-
 def cmd_set_key(args, ctx) -> int:
     from ..keys import set_key
 
     secret = _read_secret(args.provider)
     backend = set_key(args.provider, secret)
-    print(f"Stored the {args.provider} API key in the OS keyring ({backend}).")
+    print(f"Stored the {args.provider} API key in the OS keyring (backend: {backend}).")
     return 0
 
 

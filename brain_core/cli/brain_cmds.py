@@ -13,10 +13,12 @@ def register(sub, groups) -> None:
     g = groups["brain"]
 
     p = g.add_parser("init", help="create a brain (a git repository with Aida's layout)")
+    p.add_argument("path", nargs="?", metavar="PATH",
+                   help="where to create it (default: --brain, $AIDA_BRAIN, the `brain` setting, the user data folder)")
     p.set_defaults(func=cmd_init)
 
     p = g.add_parser("remember", help="write one record (relearning a key replaces it)")
-    p.add_argument("--type", default="fact", choices=RECORD_TYPES)
+    p.add_argument("--type", default="fact", choices=RECORD_TYPES, help="what kind of memory it is (default: fact)")
     p.add_argument("--key", help="kebab-case key; derived from the body when omitted")
     p.add_argument("--profile", default="me", help="which tool or person it came from (default: me)")
     p.add_argument("--tags", default="", help="comma-separated tags, e.g. project:billing,infra")
@@ -28,14 +30,14 @@ def register(sub, groups) -> None:
 
     p = g.add_parser("recall", help="find records by meaning and by words")
     p.add_argument("-k", type=int, default=5, help="how many results (default 5)")
-    p.add_argument("--profile")
-    p.add_argument("--type", choices=RECORD_TYPES)
-    p.add_argument("--tag")
+    p.add_argument("--profile", help="only records from this tool or person (claude, codex, meeting, me...)")
+    p.add_argument("--type", choices=RECORD_TYPES, help="only records of this type")
+    p.add_argument("--tag", help="only records with this tag, e.g. project:billing")
     p.add_argument("--recent", action="store_true", help="newest first among what matches")
     p.add_argument("--explain", action="store_true", help="show each stage's rank and score, decay and path")
     p.add_argument("--json", action="store_true", help="print a JSON array, best first")
     p.add_argument("--as-of", dest="as_of", help="answer from the brain as it was at this date (YYYY-MM-DD)")
-    p.add_argument("query", nargs="+")
+    p.add_argument("query", nargs="+", help="what to look for, in your own words")
     p.set_defaults(func=cmd_recall)
 
     p = g.add_parser("index", help="bring the card catalog up to date with the files")
@@ -55,7 +57,7 @@ def register(sub, groups) -> None:
 def cmd_init(args, ctx) -> int:
     from ..brain import Brain
 
-    path = ctx.brain_path()
+    path = ctx.config.brain_path(args.path) if args.path else ctx.brain_path()
     Brain.init(path, config=ctx.config)
     print(f"Brain ready at {path}")
     return 0

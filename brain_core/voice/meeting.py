@@ -75,6 +75,8 @@ def audio_sha256(path: str | Path) -> str:
                 h.update(chunk)
     except FileNotFoundError:
         raise AudioError(f"The audio file {p} does not exist; check the path.") from None
+    except IsADirectoryError:
+        raise AudioError(f"{p} is a folder, not an audio file; give the path of one recording in it.") from None
     except OSError as e:
         raise AudioError(f"The audio file {p} cannot be read ({e.strerror or e.__class__.__name__}); check its permissions.") from e
     return h.hexdigest()

@@ -118,6 +118,8 @@ def load_audio(audio: Audio) -> "np.ndarray":
             raise AudioError("The recording is empty; hold the key down while you speak.")
         return samples
     path = Path(audio).expanduser()
+    if path.is_dir():
+        raise AudioError(f"{path} is a folder, not an audio file; give the path of one recording in it.")
     if not path.is_file():
         raise AudioError(f"The audio file {path} does not exist; check the path.")
     if path.stat().st_size == 0:
