@@ -114,6 +114,13 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             path = Path(f).expanduser()
             if not path.is_file():
                 raise InvalidInput(f"{path} is not a file; give the path of a transcript.")
+            from .sources.gemini import is_prompt_log
+
+            if is_prompt_log(path):
+                raise InvalidInput(
+                    f"{path} is Gemini CLI's prompt log (logs.json): it holds only what was typed, not the "
+                    "conversation. Give the chat file instead (~/.gemini/tmp/<project>/chats/session-*.json or "
+                    ".jsonl), or run `aida brain harvest` without --file to take every due session.")
             tool = (sources[0] if len(sources) == 1 else None) or guess(path)
             if tool is None:
                 raise InvalidInput(f"Cannot tell which agent wrote {path}; add --source claude|codex|gemini.")
@@ -242,10 +249,11 @@ def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool
     roots = roots or {}
     claude_root = roots.get("claude") if "claude" in sources else None
     gemini_root = roots.get("gemini") if "gemini" in sources else None
+    codex_root = roots.get("codex") if "codex" in sources else None
     outcome = Outcome(tool="mirror", session="", path="", reason="mirror")
-    if "claude" not in sources and "gemini" not in sources:
+    if not {"claude", "gemini", "codex"} & set(sources):
         return outcome
-    records = mirror(claude_root=claude_root, gemini_root=gemini_root)
+    records = mirror(claude_root=claude_root, gemini_root=gemini_root, codex_root=codex_root)
     records = [r for r in records if r["profile"] in sources]
     from ..redact import redact
 
