@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 from ..errors import ProviderError
 from .guard import standing_order
-from .privacy import leaks, mask
+from .privacy import identity, leaks, mask
 
 MAX_RECORDS = 5
 RECORD_TYPES = ("decision", "instruction", "preference", "fact")
 
 
-def distill(text: str, *, profile: str, source: str, context: dict | None = None, llm=None) -> list[dict]:
+def distill(text: str, *, profile: str, source: str, context: dict | None = None, llm=None,
+            refused: list[str] | None = None) -> list[dict]:
     """Propose 0..5 records (dicts with type, key, tags, body, profile, source) from ``text``.
 
     ``context`` may hold ``project`` (becomes a ``project:<name>`` tag), ``title`` and ``tags``.
@@ -35,8 +36,8 @@ def distill(text: str, *, profile: str, source: str, context: dict | None = None
     """
     context = dict(context or {})
     if llm is None or getattr(llm, "name", "none") == "none":
-        return extractive(text, profile=profile, source=source, context=context)
-    return with_llm(text, llm, profile=profile, source=source, context=context)
+        return extractive(text, profile=profile, source=source, context=context, refused=refused)
+    return with_llm(text, llm, profile=profile, source=source, context=context, refused=refused)
 
 
 def base_tags(context: dict) -> list[str]:
@@ -112,7 +113,8 @@ class _Sentence:
     type: str = ""
 
 
-def extractive(text: str, *, profile: str, source: str, context: dict | None = None) -> list[dict]:
+def extractive(text: str, *, profile: str, source: str, context: dict | None = None,
+               refused: list[str] | None = None) -> list[dict]:
     """The offline distiller: decision, rule and preference sentences, grouped per statement."""
     context = dict(context or {})
     turns = _split_turns(text)
@@ -124,6 +126,8 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
         items = [_Sentence(s, role, n, i) for i, s in enumerate(_sentences(body))]
         for s in items:
             _score(s)
+            if refused is not None and s.type == "refused":
+                refused.append(s.text)
         sentences.append(items)
 
     groups: list[tuple[float, str, list[_Sentence]]] = []
@@ -197,7 +201,10 @@ def _sentences(body: str) -> list[str]:
 
 def _score(s: _Sentence) -> None:
     low = s.text.lower()
-    if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low) or standing_order(s.text):
+    if standing_order(s.text):
+        s.type = "refused"  # an order aimed at the assistant: never a memory
+        return
+    if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
         return
     best, score = "", 0.0
     for rtype, rx, weight in CUES:
@@ -295,7 +302,8 @@ _TAG_RX = re.compile(r"^[a-z0-9][a-z0-9:_./-]{0,39}$")
 _ITEM_KEYS = {"type", "key", "body", "tags"}
 
 
-def with_llm(text: str, llm, *, profile: str, source: str, context: dict | None = None) -> list[dict]:
+def with_llm(text: str, llm, *, profile: str, source: str, context: dict | None = None,
+             refused: list[str] | None = None) -> list[dict]:
     """Ask the provider; validate strictly; raise :class:`ProviderError` on anything invalid."""
     context = dict(context or {})
     header = []
@@ -308,16 +316,19 @@ def with_llm(text: str, llm, *, profile: str, source: str, context: dict | None 
         header.append("Attendees: " + ", ".join(map(str, context["attendees"])))
     user = "\n".join(header + ["", "Transcript:", text])
     # Who the user is (home-folder names, addresses, host names) never leaves the machine.
-    user = mask(user)
+    names, hosts = identity(user)
+    user = mask(user, names=names, hosts=hosts)
     answer = llm.complete(SYSTEM_PROMPT, user, json=True, max_tokens=800)
     items = validate(answer)
     records = []
     for item in items:
-        if standing_order(item["body"]):
-            continue  # an injected order the model took for a rule: never a memory
+        if standing_order(item["body"]):  # an injected order the model took for a rule: never a memory
+            if refused is not None:
+                refused.append(item["body"].strip())
+            continue
         tags = base_tags(context)
         for t in item.get("tags", []):
-            if t not in tags and not leaks(t):
+            if t not in tags and not leaks(t, names=names, hosts=hosts):
                 tags.append(t)
         records.append({
             "type": item["type"], "key": item["key"], "tags": tags,

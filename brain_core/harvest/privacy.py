@@ -90,9 +90,37 @@ def mask(text: str, *, names: set[str] | None = None, hosts: set[str] | None = N
     return out
 
 
+def identity(text: str) -> tuple[set[str], set[str]]:
+    """(login names, host names) to keep out of anything derived from ``text``: this machine's,
+    the names in ``text``'s home-folder paths, and the hosts of its addresses and local names."""
+    names, hosts = local_identity()
+    for m in _HOME.finditer(text or ""):
+        if m.group("name").lower() not in _GENERIC:
+            names.add(m.group("name").lower())
+    for m in _EMAIL.finditer(text or ""):
+        if m.group(1).lower() != "git":
+            names.add(m.group(1).lower())
+            hosts.add(m.group(2).lower())
+    for m in _LOCAL_HOST.finditer(text or ""):
+        hosts.add(m.group(0).lower())
+        hosts.add(m.group(0).split(".")[0].lower())
+    return names, hosts
+
+
 def leaks(text: str, *, names: set[str] | None = None, hosts: set[str] | None = None) -> bool:
-    """Whether ``text`` (a tag, a key) carries something :func:`mask` would have masked."""
-    return mask(text, names=names, hosts=hosts) != text
+    """Whether ``text`` (a tag, a key) carries a user or host name, or anything :func:`mask`
+    would have masked. Tags are checked word by word: ``jdoe-notes`` leaks ``jdoe``."""
+    if names is None or hosts is None:
+        own_names, own_hosts = local_identity()
+        names = own_names if names is None else names
+        hosts = own_hosts if hosts is None else hosts
+    if mask(text, names=names, hosts=hosts) != text:
+        return True
+    low = text.lower()
+    words = set(re.split(r"[^a-z0-9]+", low))
+    blocked = {n for n in names if len(n) >= 3 and n not in _GENERIC}
+    blocked |= {h.split(".")[0] for h in hosts if len(h.split(".")[0]) >= 3}
+    return bool(words & blocked) or any(h in low for h in hosts if "." in h or "-" in h)
 
 
 # ------------------------------------------------------------------------------- project name

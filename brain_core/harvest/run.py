@@ -21,6 +21,7 @@ from typing import Callable
 from ..errors import BrainError, InvalidInput, ProviderError
 from . import Session
 from .distill import distill, make_key
+from .guard import standing_order
 from .sources import NAMES, get, guess
 from .trim import trim
 from .watermark import Clock, Watermark, check, quiet_seconds, system_clock
@@ -39,6 +40,7 @@ class Outcome:
     records: list[dict] = field(default_factory=list)  # what was (or would be) written
     written: list[str] = field(default_factory=list)  # record paths actually changed
     redactions: dict[str, int] = field(default_factory=dict)  # rule -> count
+    refused: list[str] = field(default_factory=list)  # proposed bodies refused as orders aimed at the assistant
     error: str | None = None
 
 
@@ -211,12 +213,17 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
     fragments = {w for f in red.findings for w in re.findall(r"[a-z0-9]{8,}", raw[f.start:f.end].lower())}
     context = {"project": session.project, "title": session.title}
     try:
-        proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm)
+        refused: list[str] = []
+        proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm, refused=refused)
+        outcome.refused = [redact(b).text for b in refused]
     except ProviderError as e:
         outcome.error = str(e)
         return outcome
     records, seen = [], set()
     for rec in proposed:
+        if standing_order(rec["body"]):
+            outcome.refused.append(redact(rec["body"]).text)
+            continue
         body = redact(rec["body"])
         for f in body.findings:
             outcome.redactions[f.rule] = outcome.redactions.get(f.rule, 0) + 1

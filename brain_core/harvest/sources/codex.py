@@ -27,7 +27,7 @@ _INJECTED = re.compile(
 # command still running); what follows "Output:" is what the command printed.
 _OUTPUT_HEADER = re.compile(
     r"\A(?:(?:Chunk ID:|Wall time:|Process exited with code|Process running with session ID|"
-    r"Original token count:|Total output lines:|Exit code:)[^\n]*\n)+(?:(?:Final )?Output:[ \t]*\n?)?"
+    r"Original token count:|Total output lines:|Exit code:)[^\n]*\n)+(?:(?:Final )?[Oo]utput:[ \t]*\n?)?"
 )
 
 
