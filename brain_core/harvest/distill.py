@@ -74,7 +74,7 @@ CUES: tuple[_Cue, ...] = (
     ("instruction", re.compile(r"\bmust(?:n't| not)?\b|\bdon'?t\b|\bdo not\b|\bmake sure (?:to|that|you)\b|\bshould not\b"
                                r"|\bavoid\b"), 1.5),
     ("preference", re.compile(r"\bi (?:really )?(?:prefer|like|hate|dislike)\b|\bi'?d rather\b|\bi would rather\b"
-                              r"|\bprefer(?:s|red)?\b|\bmy preference\b"), 2.0),
+                              r"|\bprefer(?:s|red)?\b|\bmy preference\b|\buse\b(?:\W+\w+){1,6}?\W+instead of\b"), 2.0),
     ("preference", re.compile(r"\bi (?:really )?want\b|\bplease (?:use|keep|avoid|write)\b"), 1.5),
 )
 _REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\botherwise\b|\bthe reason\b|\bdue to\b|\bwhich means\b|\bto avoid\b")

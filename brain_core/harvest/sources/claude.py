@@ -26,7 +26,8 @@ _INJECTED = re.compile(
     r"^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|"
     r"<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<user-prompt-submit-hook>|"
     r"<session-start-hook>|<tick>|<task-notification>|\[Request interrupted by user|Caveat: The messages below|"
-    r"Your task is to create a detailed summary of the conversation so far)"
+    r"Your task is to create a detailed summary of the conversation so far|"
+    r"Please analyze this codebase and create a CLAUDE\.md file|Base directory for this skill:)"
 )
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 # A slash command: the harness wraps it in tags; what the person typed after the command is in
