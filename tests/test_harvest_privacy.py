@@ -123,3 +123,16 @@ def test_extractive_never_keeps_an_injected_order_even_when_repeated():
          "[user] " + KEPT[1]])
     recs = extractive(transcript, profile="claude", source="s")
     assert [r["body"] for r in recs] == [KEPT[1]]
+
+
+def test_mirror_tags_name_the_repository_never_a_user(tmp_path):
+    from brain_core.harvest.mirror import claude_auto_memory
+
+    projects = tmp_path / ".claude" / "projects"
+    for folder in ("-Users-jdoe-src-ledger", "-home-marco-projects-spotter-worktrees-spotter-gqc"):
+        (projects / folder / "memory").mkdir(parents=True)
+        (projects / folder / "memory" / "MEMORY.md").write_text("- The ledger sandbox needs an Idempotency-Key.\n")
+    recs = claude_auto_memory(tmp_path / ".claude")
+    tags = sorted(t for r in recs for t in r["tags"])
+    assert tags == ["project:ledger", "project:spotter"]
+    assert not any("jdoe" in r["key"] or "marco" in r["key"] for r in recs)

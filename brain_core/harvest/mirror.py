@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..records import MAX_BODY_CHARS
 from . import env_dir, iter_jsonl
+from .privacy import project_name
 
 # Claude's memory types -> record types.
 CLAUDE_TYPES = {"user": "preference", "feedback": "instruction", "project": "fact", "reference": "note"}
@@ -113,7 +114,7 @@ def claude_instructions(root: Path, projects: list[Path]) -> list[dict]:
     candidates: list[tuple[Path, str | None]] = [(root / "CLAUDE.md", None)]
     candidates += [(p, None) for p in sorted((root / "rules").glob("*.md"))]
     for proj in projects:
-        name = proj.name
+        name = project_name(str(proj)) or proj.name
         for rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"):
             candidates.append((proj / rel, name))
         candidates += [(p, name) for p in sorted((proj / ".claude" / "rules").glob("*.md"))]
@@ -149,11 +150,18 @@ def claude_project_name(project_dir: Path) -> str | None:
     sanitized folder name with the home prefix taken off."""
     cwd = recorded_cwd(project_dir, transcripts=3)
     if cwd:
-        return Path(cwd).name
+        return project_name(cwd)
     name = project_dir.name
     home = re.sub(r"[^a-zA-Z0-9]", "-", str(Path.home()))
     if name.startswith(home + "-"):
         name = name[len(home) + 1:]
+    # Another machine's home folder (a synced ~/.claude): never a user name in a tag.
+    name = re.sub(r"^-?(?:home|Users|var-home)-[^-]+-|^[A-Za-z]--Users-[^-]+-", "", name)
+    if "-worktrees-" in name:  # <repo>-worktrees/<repo>-x, <repo>/.worktrees/x
+        name = name.split("-worktrees-")[0]
+    # Folders that hold projects, not projects ("~/src/ledger" arrives as "src-ledger").
+    name = re.sub(r"^(?:(?:projects|project|src|code|repos|repositories|work|dev|git|github|documents|workspace)-)+",
+                  "", name.strip("-"), flags=re.I)
     return name.strip("-") or None
 
 
@@ -191,7 +199,7 @@ def gemini_memory(root: Path, projects: list[Path]) -> list[dict]:
         for path in sorted(memdir.glob("*.md")):
             out += gemini_file(path, project, f"private-{path.stem}")
     for proj in projects:
-        out += gemini_file(proj / "GEMINI.md", proj.name, "gemini-md")
+        out += gemini_file(proj / "GEMINI.md", project_name(str(proj)) or proj.name, "gemini-md")
     return out
 
 
@@ -226,7 +234,7 @@ def _gemini_project(project_dir: Path) -> str | None:
     marker = project_dir / ".project_root"
     try:
         if marker.is_file():
-            return Path(marker.read_text(encoding="utf-8").strip()).name or project_dir.name
+            return project_name(marker.read_text(encoding="utf-8").strip()) or project_dir.name
     except OSError:
         pass
     name = project_dir.name
