@@ -33,6 +33,8 @@ def test_mask_home_folders_addresses_and_hosts():
     assert "git@github.com:acme/ledger.git" in out  # a git remote is no address
     assert "/home/runner/work" in out and "/Users/Shared" in out  # role accounts, not people
     assert mask("plain text about webhooks", names={"ana"}, hosts=set()) == "plain text about webhooks"
+    prompt = mask("(venv) jsmith@buildbox:~/src/ledger$ make test  # ran as jsmith", names=set(), hosts=set())
+    assert "jsmith" not in prompt and "buildbox" not in prompt and "<user>@<host>:~/src/ledger$" in prompt
     assert leaks("jdoe", names={"jdoe"}, hosts=set()) and not leaks("webhooks", names={"jdoe"}, hosts=set())
 
 

@@ -14,6 +14,7 @@ folder, so a ``project:<name>`` tag carries neither a random worktree id nor a l
 
 from __future__ import annotations
 
+import functools
 import getpass
 import os
 import re
@@ -25,6 +26,8 @@ _HOME = re.compile(
     r"(?P<name>[A-Za-z0-9._-]{1,64})(?=$|[\\/\s\"'`<>:;,)\]}])"
 )
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z0-9._%+-]{1,64})@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24})\b")
+# A shell prompt: user@host:~/path or user@host:/path.
+_PROMPT = re.compile(r"(?<![\w.+-])([a-z_][a-z0-9_.-]{0,31})@([A-Za-z0-9][A-Za-z0-9-]{0,62})(?=:[~/])")
 # Host names that only mean something on the user's network.
 _LOCAL_HOST = re.compile(r"\b[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})*\.(?:local|lan|internal|localdomain|home\.arpa|corp|intranet)\b", re.I)
 # Login names that are roles, not people: masking every "dev" in a transcript would wreck it.
@@ -36,6 +39,12 @@ _WORKTREE_DIRS = {".worktrees", "worktrees", ".worktree", "worktree", ".git-work
 
 def local_identity() -> tuple[set[str], set[str]]:
     """(login names, host names) of this machine, lowercased; empty sets when unknown."""
+    names, hosts = _local_identity()
+    return set(names), set(hosts)
+
+
+@functools.lru_cache(maxsize=1)
+def _local_identity() -> tuple[frozenset[str], frozenset[str]]:
     names, hosts = set(), set()
     for get in (getpass.getuser, lambda: Path.home().name, lambda: os.environ.get("USER") or "",
                 lambda: os.environ.get("USERNAME") or ""):
@@ -52,7 +61,7 @@ def local_identity() -> tuple[set[str], set[str]]:
     if host and host.lower() not in ("localhost", "localhost.localdomain"):
         hosts.add(host.lower())
         hosts.add(host.split(".")[0].lower())
-    return names, hosts
+    return frozenset(names), frozenset(hosts)
 
 
 def mask(text: str, *, names: set[str] | None = None, hosts: set[str] | None = None) -> str:
@@ -78,7 +87,12 @@ def mask(text: str, *, names: set[str] | None = None, hosts: set[str] | None = N
             return m.group(0)
         return "~"
 
+    for m in _PROMPT.finditer(text):
+        if m.group(1).lower() not in _GENERIC:
+            names.add(m.group(1).lower())
+        hosts.add(m.group(2).lower())
     out = _HOME.sub(home, text)
+    out = _PROMPT.sub("<user>@<host>", out)
     out = _EMAIL.sub(lambda m: m.group(0) if m.group(1).lower() == "git" else "<email>", out)
     out = _LOCAL_HOST.sub("<host>", out)
     for host in sorted(hosts, key=len, reverse=True):
@@ -101,6 +115,10 @@ def identity(text: str) -> tuple[set[str], set[str]]:
         if m.group(1).lower() != "git":
             names.add(m.group(1).lower())
             hosts.add(m.group(2).lower())
+    for m in _PROMPT.finditer(text or ""):
+        if m.group(1).lower() not in _GENERIC:
+            names.add(m.group(1).lower())
+        hosts.add(m.group(2).lower())
     for m in _LOCAL_HOST.finditer(text or ""):
         hosts.add(m.group(0).lower())
         hosts.add(m.group(0).split(".")[0].lower())
