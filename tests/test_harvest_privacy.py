@@ -138,3 +138,26 @@ def test_mirror_tags_name_the_repository_never_a_user(tmp_path):
     tags = sorted(t for r in recs for t in r["tags"])
     assert tags == ["project:ledger", "project:spotter"]
     assert not any("jdoe" in r["key"] or "marco" in r["key"] for r in recs)
+
+
+def test_a_real_windows_session_reaches_the_provider_without_its_users_name():
+    from pathlib import Path
+
+    from brain_core.harvest.distill import distill
+    from brain_core.harvest.sources import claude
+    from brain_core.harvest.trim import trim
+    from brain_core.llm.http import Retry
+    from brain_core.llm.openai_compat import OpenAICompatible
+    from brain_core.redact import redact
+
+    real = Path(__file__).parent / "fixtures" / "real_sessions" / "mclaude-2.1.6-c76e5be5-ffd2-4901-a935-885527c83a61.jsonl.zst"
+    s = claude.parse(real)
+    text = redact(trim(s.transcript())).text
+    assert text.count("Mischa") > 5  # the real session names its user over and over
+    with FakeLLMServer('{"records": []}') as server:
+        llm = OpenAICompatible(model="m", base_url=server.url + "/v1", api_key=None, name="openai-compatible",
+                               retry=Retry(timeout=5, retries=0, backoff=0))
+        assert distill(text, profile="claude", source=s.source, context={"project": s.project}, llm=llm) == []
+        sent = json.dumps(server.posts()[0]["body"])
+    assert "mischa" not in sent.lower()
+    assert "never commit without signing" in sent  # what was said still goes

@@ -70,24 +70,27 @@ def test_claude_2_0_subagent_files_beside_the_sessions_are_not_sessions(tmp_path
     assert [f.path.name for f in get("claude").files()] == [next(project.glob("7f3c*.jsonl")).name]
 
 
-def test_claude_2_0_warmup_is_not_the_person(tmp_path):
-    # The two lines of a real Claude Code 2.0.76 sub-agent file (fasthooks 0.1.4,
-    # specs/data/sample_agent_sidechain.jsonl), texts shortened.
-    warm = [
-        {"parentUuid": None, "isSidechain": True, "userType": "external", "cwd": "/workspace",
-         "sessionId": "c45af7b1-cb7c-4e51-93db-8cbb250a877a", "version": "2.0.76", "gitBranch": "",
-         "agentId": "af1ff21", "type": "user", "message": {"role": "user", "content": "Warmup"},
-         "uuid": "6e3bca70-1157-4968-9897-622ae11bf2f5", "timestamp": "2026-01-02T19:11:22.139Z"},
-        {"parentUuid": "6e3bca70-1157-4968-9897-622ae11bf2f5", "isSidechain": True, "userType": "external",
-         "cwd": "/workspace", "sessionId": "c45af7b1-cb7c-4e51-93db-8cbb250a877a", "version": "2.0.76",
-         "gitBranch": "", "agentId": "af1ff21",
-         "message": {"model": "claude-haiku-4-5-20251001", "id": "msg_01UQW3Q8Gyqe5nNQXVESoD81", "type": "message",
-                     "role": "assistant", "content": [{"type": "text", "text": "I'm Claude Code, Anthropic's file "
-                                                       "search specialist CLI. I'm ready to help."}]},
-         "type": "assistant", "uuid": "2c0eb16a-4895-48bc-96fa-2d45d246afed", "timestamp": "2026-01-02T19:11:24.315Z"},
-    ]
-    s = claude.parse(_write(tmp_path / "agent-af1ff21.jsonl", warm))
+@pytest.mark.parametrize("name", ["mclaude-2.0.72-agent-a5c3259.jsonl.zst", "mclaude-2.0.76-agent-a00ad96.jsonl.zst"])
+def test_claude_2_0_warmup_subagent_is_not_a_session(tmp_path, monkeypatch, name):
+    from brain_core.harvest import read_text
+
+    text = read_text(REAL / name)  # a real 2.0.x sub-agent file: isSidechain, first user message "Warmup"
+    assert '"isSidechain":true' in text and '"content":"Warmup"' in text
+    s = claude.parse(REAL / name)
     assert texts(s, "user") == []
+    roots = make_homes(tmp_path, memory=False)
+    project = next((roots["claude"] / "projects").iterdir())
+    (project / name.split("-", 2)[2].removesuffix(".zst")).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(roots["claude"]))
+    assert [f.path.name for f in get("claude").files()] == [next(project.glob("7f3c*.jsonl")).name]
+
+
+def test_claude_real_windows_sessions_name_their_project():
+    worktree = claude.parse(REAL / "mclaude-2.0.72-abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl.zst")
+    assert worktree.cwd == "C:\\Users\\Mischa\\.claude-worktrees\\M-Claude\\unruffled-mcclintock"
+    assert worktree.project == "M-Claude"
+    home = claude.parse(REAL / "mclaude-2.1.6-c76e5be5-ffd2-4901-a935-885527c83a61.jsonl.zst")
+    assert home.cwd == "C:\\Users\\Mischa" and home.project is None  # a home folder is no project
 
 
 @pytest.mark.skipif(not (SHARED_REAL / "claude_code" / "short.jsonl").exists(), reason="real captures absent")

@@ -71,6 +71,8 @@ CUES: tuple[_Cue, ...] = (
                             r"|\bthe plan is\b|\bwe(?:'re| are) (?:going|moving) (?:with|to)\b"), 3.0),
     ("instruction", re.compile(r"\balways\b|\bnever\b|\bshould (?:always|never)\b|\bthe rule is\b|\bremember (?:to|that)\b"
                                r"|\bin (?:the )?future\b|\bno more\b|\bstop (?:using|doing)\b"), 2.0),
+    ("instruction", re.compile(r"\b(?:don'?t|do not|never)\b[^.]{0,100}\binstead\b"), 2.0),
+    ("fact", re.compile(r"\b(?:i|we) (?:sign in|log in|authenticate|host|deploy) (?:with|on|via|to)\b"), 2.0),
     ("instruction", re.compile(r"\bmust(?:n't| not)?\b|\bdon'?t\b|\bdo not\b|\bmake sure (?:to|that|you)\b|\bshould not\b"
                                r"|\bavoid\b"), 1.5),
     ("preference", re.compile(r"\bi (?:really )?(?:prefer|like|hate|dislike)\b|\bi'?d rather\b|\bi would rather\b"

@@ -158,6 +158,8 @@ def project_name(cwd: str | None, *, repository_url: str | None = None) -> str |
     if not cwd:
         return None
     cwd = cwd.rstrip("/\\") or cwd
+    if re.fullmatch(r"[A-Za-z]:", cwd):  # a drive's root
+        return None
     found = _from_git(cwd)
     if found:
         return found
@@ -167,6 +169,8 @@ def project_name(cwd: str | None, *, repository_url: str | None = None) -> str |
         return None
     for i in range(len(parts) - 1, -1, -1):
         low = parts[i].lower()
+        if low == ".claude-worktrees":  # Claude desktop: ~/.claude-worktrees/<repo>/<name>
+            return parts[i + 1] if i + 1 < len(parts) else None
         if low in _WORKTREE_DIRS and i > 0:
             if parts[i - 1].lower() == ".codex":  # ~/.codex/worktrees/<id>/<repo>
                 return parts[i + 2] if i + 2 < len(parts) else None
