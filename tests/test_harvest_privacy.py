@@ -161,3 +161,8 @@ def test_a_real_windows_session_reaches_the_provider_without_its_users_name():
         sent = json.dumps(server.posts()[0]["body"])
     assert "mischa" not in sent.lower()
     assert "never commit without signing" in sent  # what was said still goes
+
+
+def test_file_names_are_not_host_names():
+    text = "copy .env.local to .env, then edit settings.local.json; ping nas.lan"
+    assert mask(text, names=set(), hosts=set()) == "copy .env.local to .env, then edit settings.local.json; ping <host>"

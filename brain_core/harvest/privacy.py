@@ -29,7 +29,9 @@ _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z0-9._%+-]{1,64})@([A-Za-z0-9-]+(?:\.[A
 # A shell prompt: user@host:~/path or user@host:/path.
 _PROMPT = re.compile(r"(?<![\w.+-])([a-z_][a-z0-9_.-]{0,31})@([A-Za-z0-9][A-Za-z0-9-]{0,62})(?=:[~/])")
 # Host names that only mean something on the user's network.
-_LOCAL_HOST = re.compile(r"\b[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})*\.(?:local|lan|internal|localdomain|home\.arpa|corp|intranet)\b", re.I)
+# Not a file name: ".env.local", "settings.local.json" are no hosts.
+_LOCAL_HOST = re.compile(r"(?<![\w./@-])[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})*"
+                         r"\.(?:local|lan|internal|localdomain|home\.arpa|corp|intranet)(?![\w-]|\.\w)", re.I)
 # Login names that are roles, not people: masking every "dev" in a transcript would wreck it.
 _GENERIC = frozenset("user users root admin dev developer runner ubuntu debian ec2-user vagrant docker node app "
                      "test tests shared public default guest build ci home work code src projects USER".lower().split())
