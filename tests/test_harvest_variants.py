@@ -220,3 +220,12 @@ def test_gemini_prompt_log_given_as_file_says_what_it_is(brain, tmp_path, capsys
     rc = main(["--brain", str(brain.root), "brain", "harvest", "--file", str(logs)])
     err = capsys.readouterr().err
     assert rc != 0 and "prompt log" in err and "chats/session-" in err and "Traceback" not in err
+
+
+def test_codex_project_comes_from_the_recorded_repository(tmp_path):
+    path = _rollout(tmp_path, [])
+    lines = _lines(path)
+    lines[0]["payload"]["cwd"] = "/Users/jdoe/.codex/worktrees/7f3a/checkout"
+    lines[0]["payload"]["git"] = {"branch": "main", "repository_url": "git@github.com:acme/payments-api.git"}
+    s = codex.parse(_write(path, lines))
+    assert s.project == "payments-api"
