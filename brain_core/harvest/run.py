@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import BrainError, InvalidInput, ProviderError
-from . import Session
+from . import Session, Turn, render_turns, shorten
 from .distill import distill, make_key
 from .guard import standing_order
 from .sources import NAMES, get, guess
-from .trim import trim
+from .trim import HEAD, TAIL, trim
 from .watermark import Clock, Watermark, check, quiet_seconds, system_clock
 
 _DEFAULT = object()
+AGENT_SNIPPET = 600  # characters of an agent's reply kept when a long session is bounded for a model
 
 
 @dataclass
@@ -205,7 +206,7 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
         return outcome
     if not any(t.role == "user" for t in session.turns):
         return outcome  # nothing the person said: nothing to learn
-    raw = trim(session.transcript())
+    raw = session_text(session, offline=llm is None or getattr(llm, "name", "none") == "none")
     red = redact(raw)
     outcome.redactions = dict(Counter(f.rule for f in red.findings))
     # Lowercase fragments of what was masked: a key (a file name, never masked on write) that
@@ -236,6 +237,48 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
         records.append({**rec, "key": key, "body": body.text, "created": _created(session)})
     outcome.records = records
     return outcome
+
+
+def session_text(session: Session, *, offline: bool) -> str:
+    """The transcript the distiller reads. Offline, all of it: the extractive distiller reads only
+    what the person said, cheaply, and a rule stated mid-session must not be cut away. For a model,
+    a bounded text that still keeps every one of the person's turns: the agent's replies are
+    shortened first, and only then is the middle trimmed."""
+    text = session.transcript()
+    budget = HEAD + TAIL
+    if offline or len(text) <= budget:
+        return text
+    turns = [Turn(t.role, shorten(t.text, AGENT_SNIPPET)) if t.role == "assistant" else t for t in session.turns]
+    blocks = [(t.role, render_turns([t])) for t in turns]
+    blocks = [(role, b) for role, b in blocks if b]
+    person = sum(len(b) + 2 for role, b in blocks if role == "user")
+    if person >= budget:
+        return trim(render_turns(turns))
+    # Every turn of the person, and as much of the rest as fits, from both ends of the session.
+    room, keep = (budget - person) // 2, [False] * len(blocks)
+    for order in (range(len(blocks)), range(len(blocks) - 1, -1, -1)):
+        used = 0
+        for i in order:
+            role, b = blocks[i]
+            if role == "user":
+                keep[i] = True
+            elif used + len(b) + 2 <= room and not keep[i]:
+                keep[i] = True
+                used += len(b) + 2
+            elif role != "user":
+                break
+    out, gap = [], 0
+    for (role, b), k in zip(blocks, keep):
+        if not k and role != "user":
+            gap += 1
+            continue
+        if gap:
+            out.append(f"[... {gap} turns of the agent working left out ...]")
+            gap = 0
+        out.append(b)
+    if gap:
+        out.append(f"[... {gap} turns of the agent working left out ...]")
+    return "\n\n".join(out)
 
 
 def write(brain, records: list[dict], message: str) -> list[str]:
