@@ -15,7 +15,7 @@ Prints:
   labels as records, and malformed, injected and identity-leaking answers) and what is measured is
   the pipeline around the model: valid answers kept whole, invalid ones rejected whole, injected
   orders refused, no user or host name in any prompt;
-- sessions/s: the labelled real sessions through parse, trim, redact and the offline distiller,
+- sessions/s: the labelled real sessions through parse, redact and the offline distiller (whole sessions, as the offline sweep reads them),
   the same over ``--sessions`` copies of each agent's fixture, and a full sweep into a fresh brain.
 """
 
@@ -41,7 +41,7 @@ from harvest_labelled import REAL, load, resolve, score  # noqa: E402
 from brain_core.harvest import iter_jsonl, read_text  # noqa: E402
 from brain_core.harvest.distill import distill, extractive  # noqa: E402
 from brain_core.harvest.sources import claude, codex, gemini, get  # noqa: E402
-from brain_core.harvest.trim import trim  # noqa: E402
+from brain_core.harvest.run import session_text  # noqa: E402
 from brain_core.redact import redact  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "clients"
@@ -246,7 +246,7 @@ def pipeline(roots: dict[str, Path]) -> tuple[int, int]:
         src = get(tool, root)
         for sf in src.files():
             s = src.parse(sf.path)
-            text = redact(trim(s.transcript())).text
+            text = redact(session_text(s, offline=True)).text
             records += len(distill(text, profile=tool, source=s.source, context={"project": s.project}))
             sessions += 1
     return sessions, records
@@ -256,7 +256,7 @@ def real_pipeline() -> int:
     n = 0
     for tool, path in real_files():
         s = PARSERS[tool](path)
-        distill(redact(trim(s.transcript())).text, profile=tool, source=s.source, context={"project": s.project})
+        distill(redact(session_text(s, offline=True)).text, profile=tool, source=s.source, context={"project": s.project})
         n += 1
     return n
 
@@ -280,7 +280,7 @@ def main() -> int:
             n = real_pipeline()
             times.append(time.perf_counter() - t0)
         med = statistics.median(times)
-        print(f"real sessions (parse, trim, redact, extractive distill): {n / med:.0f} sessions/s "
+        print(f"real sessions (parse, redact, extractive distill, whole sessions): {n / med:.0f} sessions/s "
               f"(median of {args.rounds}; {n} whole files, {med * 1000 / n:.1f} ms each)")
         roots = build(tmp / "home", args.sessions)
         times = []

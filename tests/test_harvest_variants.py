@@ -78,6 +78,8 @@ def test_claude_2_0_warmup_subagent_is_not_a_session(tmp_path, monkeypatch, name
     assert '"isSidechain":true' in text and '"content":"Warmup"' in text
     s = claude.parse(REAL / name)
     assert texts(s, "user") == []
+    explore = claude.parse(REAL / "mclaude-2.0.72-agent-abc3cb6.jsonl.zst")  # a sub-agent given real work
+    assert texts(explore, "user") == [] and texts(explore, "plan")[0].startswith("Explore this repository")
     roots = make_homes(tmp_path, memory=False)
     project = next((roots["claude"] / "projects").iterdir())
     (project / name.split("-", 2)[2].removesuffix(".zst")).write_text(text, encoding="utf-8")

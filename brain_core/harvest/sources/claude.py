@@ -104,9 +104,12 @@ def parse(path: Path) -> Session:
             started = started or ts
             updated = ts
     chain = conversation_chain(entries)
+    # A sub-agent's transcript (given with --file): its "user" is the main agent handing over a
+    # task, never the person.
+    subagent = bool(chain) and all(e.get("isSidechain") for e in chain)
     turns: list[Turn] = []
     for e in chain:
-        turns.extend(_turns(e))
+        turns.extend(Turn("plan", t.text, t.at, t.id) if subagent and t.role == "user" else t for t in _turns(e))
     extra = {"version": version} if version else {}
     return Session(
         tool="claude", id=session_id, path=path, turns=tuple(_merge(turns)),
