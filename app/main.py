@@ -52,6 +52,8 @@ class AidaApp(QObject):
         self.popup = RecallPopup(self.service, hide_on_blur=bool(config.get("tray.popup_hide_on_blur", True)))
         self._dropzone: DropZone | None = None
         self._settings: SettingsDialog | None = None
+        self._welcome = None
+        self._overview = None
         self.tray = None
         self.window = None
         if use_tray is None:
@@ -105,6 +107,10 @@ class AidaApp(QObject):
         self._arm_sweep()
         # What is not needed to show the icon waits for the event loop (the icon paints first).
         QTimer.singleShot(0, self._start_background)
+        from brain_core.setup import needs_welcome
+
+        if needs_welcome():  # the first start: say what was found and offer to connect it
+            QTimer.singleShot(0, self.welcome)
 
     @Slot()
     def _start_background(self) -> None:
@@ -196,6 +202,31 @@ class AidaApp(QObject):
         self._settings.show()
         self._settings.raise_()
         self._settings.activateWindow()
+
+    @Slot()
+    def welcome(self) -> None:
+        from .welcome import WelcomeWindow
+
+        if self._welcome is None:
+            self._welcome = WelcomeWindow(self.config)
+        self._welcome.show()
+        self._welcome.raise_()
+        self._welcome.activateWindow()
+
+    @Slot()
+    def overview(self) -> None:
+        from brain_core.brain import Brain
+
+        from .overview_window import OverviewWindow
+
+        if self._overview is None:
+            self._overview = OverviewWindow(lambda: Brain.open(self.service.root, config=self.config),
+                                            self.service.open_path)
+        else:
+            self._overview.refresh()
+        self._overview.show()
+        self._overview.raise_()
+        self._overview.activateWindow()
 
     @Slot(bool)
     def set_paused(self, paused: bool) -> None:

@@ -40,7 +40,9 @@ class MainWindow(QWidget):
                                           ("Drop a recording…", actions.drop_recording),
                                           ("Harvest now", actions.harvest_now),
                                           ("Open brain folder", actions.open_brain_folder),
-                                          ("Settings…", actions.settings))):
+                                          ("Overview…", actions.overview),
+                                          ("Settings…", actions.settings),
+                                          ("Welcome and setup…", actions.welcome))):
             b = QPushButton(text)
             b.clicked.connect(slot)
             self.buttons[text] = b

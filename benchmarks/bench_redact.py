@@ -6,7 +6,11 @@ The corpus is made here, from a fixed seed:
 - secrets: ``--secrets`` random fakes per kind (OpenAI, Anthropic, AWS key id and secret, GitHub,
   GitLab, Slack, Stripe, Google, JWT, private key, password in a URL, ``password=`` style
   assignments, bare high-entropy tokens), each planted in a line of the kind people paste
-  (env files, JSON, shell, prose);
+  (env files, JSON, shell, prose); and the forms of issue 13: a URL password without a user,
+  ``mysql -pPW``, ``curl -u user:pw``, ``sshpass -p pw``, a password said in prose, env blocks
+  (``SECRET_KEY_BASE=<hex>``), Twilio ``SK...``, Mailgun ``key-...``, Azure AD client secrets,
+  short or plain-word passwords in assignments, a key with zero-width characters inside, and
+  base64 of a secret;
 - ordinary lines: every utterance of the LoCoMo conversations when
   ../shared/bench/locomo/locomo10.json is present (read in place), the Python standard library's
   own source lines (code, identifiers, assignments to ``token``/``password``; split into the
@@ -65,10 +69,49 @@ def fake_secrets(rng: random.Random) -> dict[str, str]:
         "url-password": rs(rng, 14, ALNUM + "!*-_"),
         "password": rs(rng, 12, ALNUM + "!#%*"),
         "high-entropy": rs(rng, 48, ALNUM),
+        # issue 13's forms
+        "url-no-user": rs(rng, 10, ALNUM + "!*-_"),
+        "mysql-p": rs(rng, rng.randint(6, 14), ALNUM + "!#%"),
+        "curl-u": rs(rng, rng.randint(4, 14), ALNUM + "!*-_"),
+        "sshpass": rs(rng, rng.randint(4, 14), ALNUM + "!#%"),
+        "prose-password": rng.choice([rs(rng, 8, ALNUM), rng.choice(WORDS) + str(rng.randint(1, 99)),
+                                      rng.choice(WORDS)]),
+        "env-block": rs(rng, 64, "0123456789abcdef"),
+        "twilio": "SK" + rs(rng, 32, "0123456789abcdef"),
+        "mailgun": "key-" + rs(rng, 32, "0123456789abcdef"),
+        "azure-ad": rs(rng, 3, ALNUM) + str(rng.randint(0, 9)) + "Q~" + rs(rng, 34, ALNUM + "_~.-"),
+        "short-password": rng.choice([rs(rng, rng.randint(3, 5), ALNUM), rng.choice(WORDS)]),
+        "zero-width": ZW.join(["ghp_" + rs(rng, 12), rs(rng, 12), rs(rng, 12)]),
+        "base64-secret": base64.b64encode(f"password={rs(rng, 10, ALNUM)}".encode()).decode(),
     }
 
 
+WORDS = ["swordfish", "tangerine", "bluehorse", "marmalade", "letmein", "sunflower", "dragonfly", "pelican"]
+ZW = "\u200b"
+
+
 def plant(kind: str, secret: str, rng: random.Random) -> str:
+    if kind == "url-no-user":
+        return rng.choice([f"REDIS_URL=redis://:{secret}@cache.internal:6379/0",
+                           f"connect with amqp://:{secret}@mq.internal:5672 please"])
+    if kind == "mysql-p":
+        return rng.choice([f"mysql -u root -p{secret} ledger", f"mysqldump -h db -uadmin -p{secret} shop > dump.sql"])
+    if kind == "curl-u":
+        return rng.choice([f"curl -u admin:{secret} https://api.internal/v1/jobs",
+                           f"curl -s --user deploy:{secret} https://ci.internal/hook"])
+    if kind == "sshpass":
+        return f"sshpass -p {secret} ssh deploy@10.0.0.{rng.randint(2, 250)}"
+    if kind == "prose-password":
+        return rng.choice([f"my password is {secret}", f"The wifi password is {secret}.",
+                           f"ok so the admin password was '{secret}' until Monday"])
+    if kind == "env-block":
+        return rng.choice([f"SECRET_KEY_BASE={secret}", f"export RAILS_SECRET_KEY_BASE={secret}",
+                           f"DJANGO_SECRET_KEY_FALLBACK={secret}"])
+    if kind == "short-password":
+        return rng.choice([f"password = {secret}", f"password: {secret}", f"DB password={secret}",
+                           f'"password": "{secret}"'])
+    if kind in ("twilio", "mailgun", "azure-ad", "zero-width", "base64-secret"):
+        return rng.choice([f"the key is {secret}", f"value: {secret}", f"I pasted {secret} by mistake"])
     if kind == "url-password":
         return f"DATABASE_URL=postgres://billing:{secret}@db.internal:5432/ledger"
     if kind == "password":
@@ -130,14 +173,15 @@ def main() -> int:
             line = plant(kind, secret, rng)
             planted.append(line)
             out = redact(line).text
-            leaked = secret in out or any(chunk in out for chunk in secret.split("\n") if len(chunk) >= 12)
+            leaked = secret in out or secret.replace(ZW, "") in out \
+                or any(chunk in out for chunk in secret.split("\n") if len(chunk) >= 12) \
+                or (kind == "zero-width" and any(chunk in out for chunk in secret.split(ZW)))
             caught.setdefault(kind, []).append(not leaked)
     total = sum(len(v) for v in caught.values())
     hit = sum(sum(v) for v in caught.values())
     print(f"secrets caught: {hit}/{total} ({100 * hit / total:.1f}%)")
     for kind, v in caught.items():
-        if not all(v):
-            print(f"  missed {kind}: {len(v) - sum(v)}/{len(v)}")
+        print(f"  {kind}: caught {sum(v)}/{len(v)}")
 
     corpora = ordinary_lines(rng)
     all_lines = []
@@ -149,18 +193,22 @@ def main() -> int:
             print(f"    e.g. [{', '.join(redact(ln).rules)}] {ln.strip()[:100]}")
 
     text = "\n".join(all_lines[:20000] + planted)
-    times = []
+    # Wall time, and CPU time (what a busy shared machine does not inflate), medians of the rounds.
+    times, cpu = [], []
     for _ in range(args.rounds):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         redact(text)
         times.append(time.perf_counter() - t0)
-    med = statistics.median(times)
-    print(f"throughput: {len(text) / med / 1e6:.2f} MB/s (median of {args.rounds}, {len(text):,} characters)")
+        cpu.append(time.process_time() - c0)
+    med, cmed = statistics.median(times), statistics.median(cpu)
+    print(f"throughput: {len(text) / med / 1e6:.2f} MB/s wall, {len(text) / cmed / 1e6:.2f} MB/s CPU "
+          f"(median of {args.rounds}, {len(text):,} characters)")
     short = "We decided to retry webhooks with exponential backoff, capped at six attempts, because the ledger returns 503."
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(5000):
         redact(short)
-    print(f"one record body ({len(short)} chars): {(time.perf_counter() - t0) / 5000 * 1e6:.1f} us")
+    print(f"one record body ({len(short)} chars): {(time.perf_counter() - t0) / 5000 * 1e6:.1f} us wall, "
+          f"{(time.process_time() - c0) / 5000 * 1e6:.1f} us CPU")
     return 0
 
 

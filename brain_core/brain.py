@@ -19,7 +19,7 @@ from .errors import BrainNotFound, InvalidInput, MalformedRecord
 from .fsutil import atomic_write_bytes, contained, fsync_dir
 from .gitsync import Git
 from .locks import FileLock
-from .records import Record, clean_tags, new_id, now_iso, parse_time, slugify, validate_new
+from .records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
 from .shelves import on_shelf
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
@@ -157,15 +157,18 @@ class Brain:
         return [w.record for w in written]
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
+        from . import scrub
         from .redact import redact
 
         type_ = item.get("type") or "fact"
         profile = item.get("profile") or "me"
         key = item.get("key")
-        if isinstance(key, str) and key and redact(key).findings:
-            item["key"] = slugify(redact(key).text)  # a key becomes a file name in git: never a secret
-        body, type_, key = validate_new(redact(item.get("body") or "").text if isinstance(item.get("body"), str)
-                                        else item.get("body"), type_, item.get("key"), profile)
+        if isinstance(key, str) and key:
+            item["key"] = scrub.clean_key(key)  # a key becomes a file name in git: never a secret
+        raw = item.get("body")
+        red = redact(raw) if isinstance(raw, str) else None
+        body, type_, key = validate_new(red.text if red is not None else raw, type_, item.get("key"), profile)
+        key = scrub.slug(key, body, scrub.fragments(raw, red))  # nor a word of a secret the body had
         tags = [redact(t).text for t in clean_tags(item.get("tags"))]
         created = item.get("created") or now_iso()
         when = parse_time(created)
@@ -176,8 +179,8 @@ class Brain:
             raise InvalidInput(f"The expiry {expires!r} is not an ISO-8601 date.")
         rec = Record(id=new_id(), type=type_, key=key, profile=profile, body=body, tags=tags,
                      source=redact(str(item.get("source") or "")).text, created=created,
-                     confidence=item.get("confidence", 1), provenance=list(item.get("provenance") or ()),
-                     expires=expires, extra=dict(item.get("extra") or {}))
+                     confidence=item.get("confidence", 1), provenance=scrub.value(list(item.get("provenance") or ())),
+                     expires=expires, extra=scrub.value(dict(item.get("extra") or {})))
         if type_ == "event":
             rel = f"events/{profile}/{when:%Y-%m}/{rec.id}.json"
         elif type_ == "lesson":
@@ -229,13 +232,16 @@ class Brain:
 
     def _emit(self, written: list[Written]) -> None:
         """Tell the tray: one JSON line per record written (appends are atomic at this size)."""
+        from . import scrub
+
         self.state_dir.mkdir(exist_ok=True)
         lines = []
         for w in written:
             r = w.record
-            lines.append(json.dumps({"event": "remembered", "path": w.path, "key": r.key, "profile": r.profile,
-                                     "type": r.type, "first_line": r.body.splitlines()[0][:200], "source": r.source,
-                                     "supersedes": r.supersedes, "at": now_iso()}, ensure_ascii=False))
+            event = {"event": "remembered", "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
+                     "first_line": r.body.splitlines()[0][:200], "source": r.source, "supersedes": r.supersedes,
+                     "at": now_iso()}
+            lines.append(json.dumps(scrub.value(event), ensure_ascii=False))
         fd = os.open(self.state_dir / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
@@ -243,8 +249,14 @@ class Brain:
             os.close(fd)
 
     def write_text(self, rel: str, text: str, message: str) -> Path:
-        """Write a non-record file (glossary, watermark, meeting transcript...) and commit it."""
-        target, rel_posix = self._brain_file(rel)
+        """Write a non-record file (glossary, watermark, meeting transcript...) and commit it.
+
+        The redaction gate: the text, the file name and the message are masked first (a JSON file
+        stays valid JSON); the returned path is where the file went."""
+        from . import scrub
+
+        text = scrub.file_text(rel, text)
+        target, rel_posix = self._brain_file(scrub.path(rel))
         with self.lock():
             atomic_write_bytes(target, text.encode("utf-8"))
             if on_shelf(rel_posix):
@@ -272,10 +284,12 @@ class Brain:
 
     def move(self, moves: list[tuple[str, str]], message: str) -> None:
         """Move files inside the brain (to ``archive/``, say) in one commit; nothing is deleted."""
+        from .scrub import path as clean_path  # the redaction gate: no secret in a new file name
+
         with self.lock():
             touched = []
             for src, dst in moves:
-                (s, src), (d, dst) = self._brain_file(src), self._brain_file(dst)
+                (s, src), (d, dst) = self._brain_file(src), self._brain_file(clean_path(dst))
                 d.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(s, d)
                 fsync_dir(d.parent)

@@ -61,6 +61,8 @@ class Git:
     def commit(self, paths: list[str], message: str) -> str | None:
         """Stage exactly ``paths`` (added, changed or removed) and commit them. Returns the new
         HEAD, or None when nothing changed."""
+        from .scrub import message as clean  # the redaction gate: no secret in a commit message
+        message = clean(message)
         self.clear_stale_lock()
         if paths:
             self.run("add", "-A", "--", *paths)

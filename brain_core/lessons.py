@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from . import runs
 from .errors import InvalidInput
+from .redact import redact
 
 VERDICTS = ("up", "down")
 DEFAULT_SIMILARITY = 0.7
@@ -56,13 +57,15 @@ def record_feedback(brain, run_id: str, verdict: str, *, why: str | None = None,
         raise InvalidInput(f"Run {run_id} has no question to learn from; ask again and give feedback on that run.")
     consulted = [c for c in run.get("consulted") or [] if isinstance(c, dict) and c.get("id")]
     blamed = _blamed(consulted, verdict, [r for r in records if r])
-    why = " ".join((why or "").split())
+    # Masked here and again by the write path: the why, the answer and the question may quote a secret
+    # (masked before the answer is cut, so no half secret survives the cut).
+    why = redact(" ".join((why or "").split())).text
     extra = {
         "verdict": verdict,
         "why": why,
         "run_id": run["id"],
         "records": [{k: c.get(k) for k in ("id", "key", "path")} for c in blamed],
-        "answer": str(run.get("answer") or "")[:500],
+        "answer": redact(str(run.get("answer") or "")).text[:500],
         "provider": (run.get("provider") or {}).get("name"),
     }
     return brain.remember(question, type="lesson", profile="me", tags=[f"feedback:{verdict}"],

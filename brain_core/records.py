@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import InvalidInput, MalformedRecord
 
-RECORD_TYPES = ("fact", "instruction", "preference", "decision", "event", "lesson", "note")
+RECORD_TYPES = ("fact", "instruction", "preference", "decision", "event", "lesson", "note", "task")
 KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 PROFILE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ID_RE = re.compile(r"^[0-9]{8}-[0-9]{9}-[0-9a-f]{6}$")

@@ -1,10 +1,16 @@
-"""Secret redaction: every body, tag and source passes through :func:`redact` before it is written.
+"""Secret redaction: every byte Aida writes passes through :func:`redact` (see ``scrub.py``).
 
-The rules are modelled on gitleaks' published rule set (``config/gitleaks.toml``): provider
-tokens with a recognisable prefix (OpenAI, Anthropic, AWS, GitHub, GitLab, Slack, Stripe,
-Google, JWT), private key blocks, passwords inside URLs, ``password=``/``secret=``/``token=``
-style assignments, and long high-entropy strings. A match becomes ``[REDACTED:<rule>]``; the
-finding keeps the rule and the position, never the secret, so a dry run can show what fired.
+The rules grow from gitleaks' maintained rule list (``config/gitleaks.toml``, MIT licence):
+its 216 provider formats are carried over as data in ``redact_gitleaks.py`` (Twilio ``SK...``,
+Azure AD client secrets, SendGrid, npm, PyPI, Databricks, ``curl -u``...). Aida's own rules,
+kept few and tested one by one, come first: the common provider tokens with the names Aida has
+always used, private key blocks, passwords inside URLs (with or without a user), command lines
+(``mysql -pPW``, ``sshpass -p``, ``curl -u``), ``password=`` style assignments and env blocks
+(``SECRET_KEY_BASE=...``), a password said in prose, Mailgun's bare ``key-...``, base64 of a
+secret, and long high-entropy strings. Invisible characters (zero-width space, joiners, soft
+hyphen, bidi controls) are ignored while matching, so a key split by one is still found.
+A match becomes ``[REDACTED:<rule>]``; the finding keeps the rule and the position, never the
+secret, so a dry run can show what fired.
 
 Two constraints shape the rules. The write path calls this on every record, so it must be fast
 (a cheap literal pre-check skips most rules on ordinary text). And it must leave ordinary prose,
@@ -15,11 +21,15 @@ an attribute or a placeholder) and the entropy rule skips hex, paths and identif
 
 from __future__ import annotations
 
+import base64
+from bisect import bisect_left, bisect_right
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterator
+
+from .redact_vendor import gitleaks_spans
 
 MASK = "[REDACTED:{}]"
 
@@ -153,6 +163,37 @@ def _looks_literal_secret(value: str, quoted: bool, env_style: bool) -> bool:
     return True
 
 
+_CODE_WORDS = ("pass", "pwd", "secret", "token", "key", "user", "cred", "auth", "self", "cls", "none", "null", "value",
+               "arg", "param", "input", "getenv", "environ", "config", "settings", "field", "str", "bytes", "hash")
+
+
+def _short_password(text: str, m: re.Match, name: str) -> bool:
+    """``password = hunter2``, ``password: swordfish``, ``"password": "abc"``: a short value or a plain
+    word given to a password name, which the general rule leaves alone because code looks alike.
+    Code is told apart by what it assigns: a call, an attribute, another name with a secret word
+    or a parameter word in it, or an argument list around it."""
+    value = m.group("value")
+    low = value.lower()
+    if len(value) < 3 or not _value_ok(value) or any(w in low for w in _CODE_WORDS):
+        return False
+    if m.group("q"):
+        return True  # a quoted literal
+    if "." in value or not (value.isalnum() or _has_classes(value, 1) and not _IDENT_ONLY.match(value)):
+        return False
+    end = m.end("value")
+    if end < len(text) and text[end] not in " \t\r\n":
+        return False  # `password=pw,` / `password=pw)`: an argument in code
+    if text[end:end + 80].lstrip(" \t").startswith("="):
+        return False  # `userid = passwd = acct = ''`: a chained assignment
+    before = text[: m.start()].rsplit("\n", 1)[-1]
+    if "(" in before or "def " in before or "," in before:
+        return False  # inside a call or a signature
+    # digits, a lowercase word or mixed case (`hunter2`, `swordfish`, `aBc`); not `Title` or `UPPER` (code)
+    if any(c.isdigit() for c in value):
+        return True
+    return value.isalpha() and (value.islower() or not (value.istitle() or value.isupper()))
+
+
 def _assignments(text: str) -> Iterator[tuple[int, int]]:
     lowered = text.lower()
     for k in _KEYWORD.finditer(lowered):
@@ -175,7 +216,8 @@ def _assignments(text: str) -> Iterator[tuple[int, int]]:
             start -= 1
         name = text[start : k.end()]
         env_style = bool(_ENV_NAME.match(name)) and text[k.end() : m.start("value")] == "="
-        if _looks_literal_secret(value, quoted, env_style):
+        if _looks_literal_secret(value, quoted, env_style) or (
+                k.group() in ("password", "passwd", "passphrase") and _short_password(text, m, name)):
             yield m.span("value")
     for m in _CLI_FLAG.finditer(text):
         if _looks_literal_secret(m.group("value"), bool(m.group("q")), not m.group("value").startswith("$")):
@@ -253,6 +295,145 @@ def _aws_secret(text: str) -> Iterator[tuple[int, int]]:
             yield m.span()
 
 
+
+# ------------------------------------------------------------ Aida's own contextual additions
+# Each is small and has its own tests (tests/test_redact_forms.py), with near misses that must
+# stay unmasked.
+
+_FORMAT = re.compile(r"%(?:\([\w.]+\))?[-#0 +]?\d*[sdrifxX]|%[A-Za-z_]\w*%")
+
+
+def _value_ok(value: str) -> bool:
+    """Not a placeholder, a variable, a format (``%s``, ``%(pw)s``, ``%PASS%``) or an earlier mask."""
+    if value.startswith("%"):
+        return not _FORMAT.fullmatch(value)
+    return not (_PLACEHOLDER.match(value) or value.startswith(("[REDACTED", "$", "{{", "<")))
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
+
+
+def _same_length_lower(text: str) -> str:
+    """``text`` lowercased with every position kept (``str.lower`` can lengthen a few letters)."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+# Found by the command, then the option searched for in the rest of its line.
+_OPT_P = re.compile(r"(?<=\s)-p(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]+)")
+_OPT_USER = re.compile(r"\s(?:-u|--user|--http-user)(?:\s+|=)(?P<q>[\"']?)[^\s:\"'`]*:(?P<value>[^\s\"'`;|&]+)")
+_SSHPASS = re.compile(r"\bsshpass\b(?:[ \t]+-[^p\s]\S*)*[ \t]+-p[ \t]*(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]+)")
+_CMD_MYSQL = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb(?:-dump)?)\b")
+_CMD_HTTP = re.compile(r"\b(?:curl|wget)\b")
+
+
+def _command_lines(text: str) -> Iterator[tuple[int, int]]:
+    """``mysql -pPW``, ``sshpass -p PW``, ``curl -u user:PW``: the password part."""
+    low = _same_length_lower(text)
+    found = []
+    if "sshpass" in low:
+        found += list(_SSHPASS.finditer(text))
+    for cmd, opt, words in ((_CMD_MYSQL, _OPT_P, ("mysql", "mariadb")), (_CMD_HTTP, _OPT_USER, ("curl", "wget"))):
+        for word in words:
+            pos = low.find(word)
+            while pos != -1:
+                start = low.rfind("\n", 0, pos) + 1
+                end = low.find("\n", pos)
+                end = len(low) if end == -1 else end
+                c = cmd.search(low, start, end)  # the command as a word on this line
+                if c is not None:
+                    found += list(opt.finditer(text, c.end(), end))
+                pos = low.find(word, end)  # one search per line
+    for m in found:
+        value = m.group("value").rstrip(".,)")
+        if value and _value_ok(value):
+            yield m.start("value"), m.start("value") + len(value)
+
+
+_ENV_ASSIGN = re.compile(r"(?<![A-Za-z0-9_])(?P<name>[A-Z][A-Z0-9_]{2,80})=(?P<q>[\"']?)(?P<value>[^\s\"'`;|&]{1,400})")
+_ENV_SECRET_PARTS = frozenset({"SECRET", "SECRETS", "TOKEN", "PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE",
+                               "CREDENTIAL", "CREDENTIALS", "SALT", "PEPPER", "APIKEY", "PRIVATE", "SIGNING",
+                               "ENCRYPTION", "HMAC", "DSN"})
+_ENV_PLAIN_TAIL = frozenset({"PATH", "FILE", "DIR", "URL", "URI", "NAME", "ID", "TYPE", "COUNT", "LENGTH", "LEN",
+                             "SIZE", "TIMEOUT", "TTL", "EXPIRY", "EXPIRES", "HOST", "PORT", "USER", "USERNAME",
+                             "ENDPOINT", "REGION", "MODE", "ENABLED", "VERSION", "HEADER", "FIELD", "ALGORITHM",
+                             "METHOD", "PROVIDER", "SCOPE", "LIMIT", "MAX", "MIN", "TOKENS", "FORMAT", "POLICY"})
+
+
+def _env_blocks(text: str) -> Iterator[tuple[int, int]]:
+    """``SECRET_KEY_BASE=<hex>``, ``STRIPE_SECRET_LIVE=...``: an upper-case name with a secret word
+    anywhere in it (the assignment rule covers names that end with one)."""
+    for m in _ENV_ASSIGN.finditer(text):
+        parts = m.group("name").split("_")
+        if parts[-1] in _ENV_PLAIN_TAIL or not _ENV_SECRET_PARTS.intersection(parts) and not (
+                "KEY" in parts[:-1] or parts[-1] in ("BASE", "KEYBASE")):
+            continue
+        if _looks_literal_secret(m.group("value"), bool(m.group("q")), True):
+            yield m.span("value")
+
+
+_PROSE = re.compile(r"\b(?P<word>password|passwd|passphrase|passcode|pin(?: code)?|wi-?fi key|api key|secret key|"
+                    r"access key|token|secret)s?\s+(?:is|was|will be|is now|are|(?:has been |was )?(?:changed|set|reset) to)"
+                    r"\s*[:=]?\s+(?P<q>[\"'\u201c\u2018`]?)(?P<value>[^\s\"'\u201d\u2019`]{3,200})")
+_PROSE_WORDS = frozenset("""a an the in on at of to for by from with into stored saved kept written listed shared sent
+not no never still also now just only being been required needed missing empty blank set unset same different
+wrong right correct incorrect invalid valid expired revoked leaked compromised weak strong long short safe secure
+fine ok okay good bad new old changed reset rotated there here it this that mine yours his hers ours theirs
+unknown known optional public private secret hidden encrypted hashed too very really case sensitive required
+what where which who how why because and or but if then so out up down off over under""".split())
+
+
+_CLOSING = {"\u201c": "\u201d", "\u2018": "\u2019"}
+
+
+def _prose(text: str) -> Iterator[tuple[int, int]]:
+    """"my password is hunter2", "the wifi key was 'blue-horse'": the value said after the word."""
+    for m in _PROSE.finditer(_same_length_lower(text)):
+        value = text[m.start("value"):m.end("value")].rstrip(".,;:!?)")
+        if len(value) < 3 or not _value_ok(value):
+            continue
+        end = m.start("value") + len(value)
+        if m.group("q"):  # a quoted value runs to its closing quote: 'blue horse 42'
+            close = _CLOSING.get(m.group("q"), m.group("q"))
+            stop = text.find(close, m.start("value"), m.start("value") + 200)
+            if stop > m.start("value") and "\n" not in text[m.start("value"):stop]:
+                yield m.start("value"), stop
+                continue
+        plain_word = value.isalpha()
+        if plain_word:
+            word = m.group("word").lower()
+            at_clause_end = end >= len(text) or text[end] in ".,;:!?)\"'\u201d\u2019\n"
+            if m.group("q"):
+                pass  # a quoted value is a value
+            elif word in ("token", "secret", "api key", "secret key", "access key") or not at_clause_end \
+                    or value.lower() in _PROSE_WORDS:
+                continue
+        elif value.lower() in _PROSE_WORDS or (value.isdigit() and len(value) < 12 and "pass" not in
+                                                m.group("word") and not m.group("word").startswith("pin")):
+            continue  # "the token is 3600 seconds" (a PIN or a password may well be digits)
+        yield m.start("value"), end
+
+
+_B64_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,4096}={0,2}(?![A-Za-z0-9+/=_-])")
+
+
+def _encoded(text: str) -> Iterator[tuple[int, int]]:
+    """Base64 (standard or URL-safe) whose decoded text holds a secret by the other rules."""
+    for m in _B64_TOKEN.finditer(text):
+        raw = m.group().rstrip("=")
+        if len(raw) % 4 == 1 or raw.islower() or raw.isupper() or _HEX.match(raw) or wordiness(raw) >= 0.6:
+            continue  # base64 of text mixes cases; identifiers and hex do not need decoding
+        try:
+            decoded = base64.b64decode(raw.replace("-", "+").replace("_", "/") + "=" * (-len(raw) % 4),
+                                       validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if len(decoded) < 6 or not all(c.isprintable() or c in "\n\r\t" for c in decoded):
+            continue
+        if redact(decoded).findings:
+            yield m.span()
+
+
 # ------------------------------------------------------------------------------- the rule set
 # Order matters: when two rules cover the same characters the earlier one names the finding.
 RULES: tuple[Rule, ...] = (
@@ -285,30 +466,64 @@ RULES: tuple[Rule, ...] = (
         _rx(r"(?:AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{20,})" + _R),
         ("aiza", "gocspx-", "ya29."),
     ),
+    Rule("mailgun-key", _rx(r"key-[0-9a-f]{32}" + _R), ("key-",)),
     Rule("jwt", _rx(r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}={0,2}"), ("ey",)),
-    Rule("url-password", _rx(r"://[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>$]{1,200})@", group=1, bounded=False), ("://",)),
+    Rule("url-password", _rx(r"://[^\s:/@\"'<>]{0,100}:(?P<pw>[^\s@/\"'<>$]{1,200})@", group=1, bounded=False), ("://",)),
+    Rule("command-line-password", _command_lines, ("mysql", "mariadb", "sshpass", "-u", "--user")),
     Rule("aws-secret", _aws_secret, ("aws", "akia", "asia", "secret")),
     Rule("bearer-token", _bearer, ("bearer", "basic", "token")),
     Rule("secret-assignment", _assignments, ("pass", "pwd", "secret", "token", "key", "credential")),
+    Rule("env-secret", _env_blocks, ("=",)),
+    Rule("password-in-prose", _prose, ("pass", "pin", "key", "token", "secret")),
+)
+# After gitleaks' rules: the catch-alls, which name a finding only when nothing specific did.
+LATE_RULES: tuple[Rule, ...] = (
+    Rule("encoded-secret", _encoded, ()),
     Rule("high-entropy", _high_entropy, ()),
 )
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def redact(text: str) -> Redacted:
-    """Mask every secret in ``text``; return the masked text and the findings (rule + position)."""
+    """Mask every secret in ``text``; return the masked text and the findings (rule + position).
+
+    Matching sees the text without invisible characters (a key with a zero-width space inside
+    is still a key); the output keeps every character that is not part of a secret."""
     if not text:
         return Redacted(text or "", ())
-    lowered = text.lower()
+    shifted = None
+    seen = text
+    if _INVISIBLE.search(text):
+        # Where each removed character sat in the text without them: a position n there is
+        # n + (removals at or before it) in the original.
+        shifted = [m.start() - i for i, m in enumerate(_INVISIBLE.finditer(text))]
+        seen = _INVISIBLE.sub("", text)
+    lowered = seen.lower()
     spans: list[tuple[int, int, str]] = []
+    starts: list[int] = []  # the spans taken so far, sorted, never overlapping
+    ends: list[int] = []
+
+    def add(start: int, end: int, name: str) -> None:
+        i = bisect_left(starts, end)  # spans before i start before `end`; only the last may reach `start`
+        if end > start and not (i and ends[i - 1] > start):
+            starts.insert(i, start)
+            ends.insert(i, end)
+            spans.append((start, end, name))
+
     for rule in RULES:
         if rule.hints and not any(h in lowered for h in rule.hints):
             continue
-        for start, end in rule.find(text):
-            if end <= start or any(s < end and start < e for s, e, _ in spans):
-                continue
-            spans.append((start, end, rule.name))
+        for start, end in rule.find(seen):
+            add(start, end, rule.name)
+    for start, end, name in gitleaks_spans(seen, lowered):
+        add(start, end, name)
+    for rule in LATE_RULES:
+        for start, end in rule.find(seen):
+            add(start, end, rule.name)
     if not spans:
         return Redacted(text, ())
+    if shifted is not None:
+        spans = [(s + bisect_right(shifted, s), e - 1 + bisect_right(shifted, e - 1) + 1, n) for s, e, n in spans]
     spans.sort()
     out, pos = [], 0
     for start, end, name in spans:

@@ -50,6 +50,9 @@ def write_local(path: Path, text: str) -> None:
     A reader sees the old file or the new one, never half; a power cut may lose the newest run,
     which costs nothing, while an fsync on every question costs milliseconds on a busy disk.
     """
+    from .scrub import file_text
+
+    text = file_text(path.name, text)  # the redaction gate: a question may carry a secret
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(3)}")
     try:

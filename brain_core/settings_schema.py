@@ -162,9 +162,8 @@ SETTINGS: tuple[Setting, ...] = (
     _s("voice.language", "str", None, "the spoken language, e.g. en (unset: English for .en models, else "
        "detected)", nullable=True),
     _s("voice.vad", "bool", True, "skip silence with the voice activity filter"),
-    _s("voice.hotwords", "bool", True, "bias decoding towards the glossary's names"),
-    _s("voice.verify_hotwords", "bool", True, "also decode without bias and keep the biased text only when "
-       "it lost no speech"),
+    _s("voice.hotwords", "bool", True, "bias decoding towards the glossary's names (two decodes, merged where a "
+       "name explains the difference)"),
     _s("voice.glossary_threshold", "float", None, "how close a heard word must be to a glossary name to be "
        "corrected (unset: 0.82; 1 turns fuzzy matching off)", minimum=0, maximum=1, nullable=True,
        shown_default="0.82"),
@@ -361,7 +360,7 @@ def problems(data: dict) -> tuple[list[str], list[str]]:
 # The settings the README shows; docs/DESIGN.md shows them all.
 COMMON = ("brain", "identity.name", "identity.email", "recall.bm25_weight", "recall.vector_weight",
           "recall.half_life_days", "recall.decay_floor", "llm.provider", "llm.model", "llm.base_url", "voice.model",
-          "voice.device", "voice.hotwords", "voice.verify_hotwords", "harvest.quiet_minutes", "machine.role",
+          "voice.device", "voice.hotwords", "harvest.quiet_minutes", "machine.role",
           "tray.hotkeys.recall", "tray.hotkeys.ptt", "tray.sweep_minutes", "tier_index.budget_chars",
           "maintain.grace_days", "maintain.archive_below")
 

@@ -20,6 +20,9 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
     """Every test gets its own settings file and no stray brain from the environment."""
     cfg = tmp_path_factory.mktemp("config") / "config.yaml"
     monkeypatch.setenv("AIDA_CONFIG", str(cfg))
+    state = tmp_path_factory.mktemp("state")  # first-run state: the welcome was already shown
+    (state / "setup.json").write_text('{"setup": "test"}\n')
+    monkeypatch.setenv("AIDA_STATE_DIR", str(state))
     monkeypatch.delenv("AIDA_BRAIN", raising=False)
     yield
 

@@ -242,3 +242,18 @@ def test_an_unreadable_transcript_fails_alone(cli_env, brain, capsys):
     assert lines[-1].startswith("1 session(s) could not be harvested and will be retried:") and "zstd" in lines[-1]
     wm = json.loads((brain.root / "harvest" / "codex.json").read_text())
     assert list(wm["sessions"]) == [CODEX_ID]  # the bad one is not marked, so it is retried
+
+
+def test_a_rule_stated_mid_session_survives_a_long_session():
+    from pathlib import Path
+
+    from brain_core.harvest import Session, Turn
+    from brain_core.harvest.run import session_text
+
+    work = [Turn("assistant", "Running the migration step by step. " * 40), Turn("tool", "ok " * 200)] * 40
+    rule = Turn("user", "Never run migrations without a backup, because the ledger cannot be rebuilt.")
+    s = Session(tool="claude", id="x", path=Path("x"), turns=(Turn("user", "Migrate the ledger."), *work, rule, *work))
+    assert len(s.transcript()) > 60_000
+    assert rule.text in session_text(s, offline=True)
+    bounded = session_text(s, offline=False)
+    assert rule.text in bounded and len(bounded) <= 31_000

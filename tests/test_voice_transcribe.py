@@ -238,7 +238,7 @@ def meeting_plain(transcriber):
 
 @pytest.fixture(scope="module")
 def meeting_biased(transcriber, glossary):
-    return hear(transcriber, MEETING, glossary, verify=True)
+    return hear(transcriber, MEETING, glossary)
 
 
 @pytest.mark.slow
@@ -287,7 +287,7 @@ def test_meeting_with_glossary_gets_the_names_right(meeting_biased):
 @pytest.mark.slow
 def test_hotword_biasing_keeps_the_whole_meeting(meeting_plain, meeting_biased):
     """`initial_prompt` once dropped half the meeting: the shipped hotwords must keep all of it."""
-    assert meeting_biased.biasing == "hotwords"  # the verification found nothing lost...
+    assert meeting_biased.biasing == "aligned"  # both decodes ran and were merged...
     plain, biased = meeting_plain.transcript.text, meeting_biased.transcript.text
     assert len(words(biased)) >= 0.9 * len(words(plain)), (biased, plain)  # ...and the raw biased text says so
     assert word_error_rate(MEETING_SCRIPT, biased) <= MEETING_WER, biased
@@ -304,7 +304,7 @@ def test_a_glossary_that_makes_the_model_skip_speech_is_caught(transcriber, glos
         f"  - name: {n}" for n in ("Lisbon", "Kubernetes", "Priya", "Grafana")) + "\n"
     from brain_core.voice.glossary import parse_glossary
 
-    heard = hear(transcriber, MEETING, parse_glossary(text), verify=True)
+    heard = hear(transcriber, MEETING, parse_glossary(text))
     assert word_count(heard.text) >= 0.9 * word_count(meeting_plain.text), heard.biasing
     assert "Siobhan" in heard.text and "Tomasz" in heard.text
     assert says(heard.text, "staging database") and says(heard.text, "wrap up"), heard.text
@@ -361,14 +361,14 @@ class _FixedTranscriber:
 def test_hear_biases_with_names_and_lists_corrections():
     g = load_glossary(FIXTURES / "glossary.yaml")
     fake = _FixedTranscriber("Thanks, Shivon. Thomas, the retries?", "Owen adds a net letter", "queue.", speech=5)
-    heard = hear(fake, "unused.wav", g)
-    assert fake.hotwords == ["Siobhan. Tomasz. Owen. Damage-control. Dead letter queue."]
-    assert heard.biasing == "hotwords"
+    heard = hear(fake, np.zeros(16000, np.float32), g)
+    assert fake.hotwords == [None, "Siobhan. Tomasz. Owen. Damage-control. Dead letter queue."]
+    assert heard.biasing == "aligned" and heard.choices == ()  # the two decodes agree: nothing taken
     assert heard.text == "Thanks, Siobhan. Tomasz, the retries? Owen adds a dead letter queue."
     assert [s.text for s in heard.segments] == ["Thanks, Siobhan. Tomasz, the retries?", "Owen adds a dead letter queue", "."]
     assert [(r.heard, r.name, r.kind) for r in heard.replacements] == [
         ("Shivon", "Siobhan", "alias"), ("Thomas", "Tomasz", "alias"), ("net letter queue", "dead letter queue", "fuzzy")]
-    assert hear(fake, "unused.wav", g, hotwords=False).biasing == "off"
+    assert hear(fake, np.zeros(16000, np.float32), g, hotwords=False).biasing == "off"
     assert fake.hotwords[-1] is None
     from brain_core.voice.transcribe import Transcriber
 
@@ -379,32 +379,34 @@ FULL = ("Good morning, this is the weekly sync.", "Shivon restores the staging d
         "Thomas caps the webhook retries at six.", "Owen adds a dead letter queue by next Friday.")
 
 
-def test_verification_falls_back_when_the_bias_lost_speech():
+def test_a_bias_that_lost_speech_loses_nothing():
     fake = _FixedTranscriber(*FULL, biased=FULL[:1] + FULL[-1:])
     seen: list[float] = []
-    heard = hear(fake, np.zeros(16000, np.float32), load_glossary(FIXTURES / "glossary.yaml"), verify=True,
-                 progress=seen.append)
-    assert heard.biasing == "dropped: hotwords lost 47% of the words"
+    heard = hear(fake, np.zeros(16000, np.float32), load_glossary(FIXTURES / "glossary.yaml"), progress=seen.append)
+    assert heard.biasing == "aligned" and heard.choices == ()
     assert "Siobhan restores the staging database" in heard.text and "Tomasz caps" in heard.text
-    assert len(fake.hotwords) == 2 and fake.hotwords[1] is None
+    assert fake.hotwords[0] is None and fake.hotwords[1] and len(fake.hotwords) == 2
     assert seen == [0.5, 1.0] and heard.decode_seconds == 0.5
 
 
-def test_verification_keeps_the_bias_when_nothing_was_lost():
-    biased = ("Good morning, this is the weekly sync.", "Siobhan restores the staging database every night.",
-              "Tomasz caps the webhook retries at six.", "Owen adds a dead letter queue by Friday.")
-    fake = _FixedTranscriber(*FULL, biased=biased)
-    heard = hear(fake, np.zeros(16000, np.float32), load_glossary(FIXTURES / "glossary.yaml"), verify=True)
-    assert heard.biasing == "hotwords" and heard.text == " ".join(biased) and heard.replacements == ()
+def test_biased_words_are_taken_only_where_they_bring_in_a_name():
+    plain = ("Good morning, this is the weekly sync.", "Oh, and we'll add a net letter Q by next Friday.")
+    biased = ("Good morning, this is the weekly sink.", "Owen will add a dead letter queue by Friday.")
+    fake = _FixedTranscriber(*plain, biased=biased)
+    heard = hear(fake, np.zeros(16000, np.float32), load_glossary(FIXTURES / "glossary.yaml"))
+    assert heard.text == "Good morning, this is the weekly sync. Owen will add a dead letter queue by next Friday."
+    assert [s.start for s in heard.segments] == [0.0, 5.0]  # the unbiased decode's segments and times
+    assert {n for c in heard.choices for n in c.names} == {"Owen", "dead letter queue"}
+    assert all(c.biased != c.plain for c in heard.choices)
 
 
-def test_too_few_words_for_the_speech_triggers_a_check_even_without_verify():
-    fake = _FixedTranscriber(*FULL, biased=("Good morning.",), speech=30.0)
-    heard = hear(fake, "unused.wav", load_glossary(FIXTURES / "glossary.yaml"))
-    assert len(fake.hotwords) == 2 and heard.biasing.startswith("dropped")
-    fake = _FixedTranscriber(*FULL, biased=FULL, speech=10.0)  # 27 words in 10 s: fine, one pass
-    hear(fake, "unused.wav", load_glossary(FIXTURES / "glossary.yaml"))
-    assert len(fake.hotwords) == 1
+def test_both_decodes_run_whenever_the_glossary_has_names():
+    fake = _FixedTranscriber(*FULL, biased=FULL, speech=10.0)
+    hear(fake, np.zeros(16000, np.float32), load_glossary(FIXTURES / "glossary.yaml"))
+    assert fake.hotwords[0] is None and len(fake.hotwords) == 2
+    fake = _FixedTranscriber(*FULL)
+    hear(fake, np.zeros(16000, np.float32), Glossary())
+    assert fake.hotwords == [None]
 
 
 def test_cli_transcribe_bad_file_is_one_line(capsys, tmp_path):

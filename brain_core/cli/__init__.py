@@ -25,6 +25,7 @@ MODULES = (
     "voice_cmds",
     "agent_cmds",
     "app_cmds",
+    "setup_cmds",
     "doctor",
 )
 

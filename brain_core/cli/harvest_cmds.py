@@ -72,6 +72,8 @@ def _print(result, quiet_minutes) -> None:
         for r in shown:
             first = r["body"].splitlines()[0] if r["body"] else ""
             print(f"  + [{r['type']}] {r['profile']}/{r['key']}: {first[:110]}")
+        for body in getattr(o, "refused", []):
+            print(f"  - refused, an order aimed at the assistant: {body.splitlines()[0][:100] if body else ''}")
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()))
     if skipped:
         print(f"Skipped: {skipped} (quiet window {quiet_minutes} min; --now ignores it).")

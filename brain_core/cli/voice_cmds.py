@@ -59,7 +59,6 @@ def cmd_transcribe(args, ctx) -> int:
     threshold = ctx.config.get("voice.glossary_threshold", None)
     hotwords = bool(ctx.config.get("voice.hotwords", True)) if args.hotwords is None else args.hotwords
     heard = hear(transcriber, args.audio, glossary, vad=args.vad, hotwords=hotwords,
-                 verify=bool(ctx.config.get("voice.verify_hotwords", True)),
                  threshold=float(threshold) if threshold is not None else None)
     t = heard.transcript
     if args.json:
@@ -69,7 +68,8 @@ def cmd_transcribe(args, ctx) -> int:
         print(f"{stamp(s.start)} {s.text}")
     loaded = f", model loaded in {t.load_seconds:.2f} s" if t.load_seconds else ""
     fixes = len(heard.replacements)
-    bias = "" if heard.biasing in ("off", "hotwords") else f"; {heard.biasing}, the unbiased transcript was used"
+    n = len(heard.choices)
+    bias = f"; biased decode used in {n} place{'s' if n != 1 else ''}" if heard.biasing == "aligned" else ""
     print(f"({t.describe()}{loaded}; {fixes} glossary correction{'s' if fixes != 1 else ''}{bias})", file=sys.stderr)
     return 0
 

@@ -21,13 +21,15 @@ from typing import Iterator, Protocol
 
 from ..errors import MalformedRecord
 
-ROLES = ("user", "assistant", "tool")
+ROLES = ("user", "assistant", "tool", "plan")  # plan: a plan handed over as a user message
 TOOL_SNIPPET = 240  # characters of a tool call or result kept in a transcript
+PLAN_SNIPPET = 400  # characters of a handed-over plan (the agent's text: context, not a memory)
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One utterance. ``role`` is user, assistant or tool (a call or its result, kept short)."""
+    """One utterance. ``role`` is user, assistant, tool (a call or its result, kept short) or plan
+    (a plan the agent wrote, handed to the session as if the person had typed it)."""
 
     role: str
     text: str
@@ -51,10 +53,13 @@ class Session:
 
     @property
     def project(self) -> str | None:
-        """The project's folder name, used as the ``project:<name>`` tag."""
+        """The repository's name, used as the ``project:<name>`` tag (never a worktree folder
+        nor a home folder: see :func:`.privacy.project_name`)."""
+        from .privacy import project_name
+
         if not self.cwd:
             return self.extra.get("project")
-        return Path(self.cwd.rstrip("/\\")).name or None
+        return project_name(self.cwd, repository_url=self.extra.get("repository_url"))
 
     @property
     def source(self) -> str:
@@ -62,7 +67,7 @@ class Session:
 
     def conversation(self) -> tuple[Turn, ...]:
         """User and assistant turns only (what a person said and what the agent answered)."""
-        return tuple(t for t in self.turns if t.role != "tool")
+        return tuple(t for t in self.turns if t.role in ("user", "assistant"))
 
     def transcript(self) -> str:
         """The session as text for the distiller: one ``[role] text`` block per turn."""
@@ -77,6 +82,8 @@ def render_turns(turns) -> str:
             continue
         if t.role == "tool":
             text = shorten(text, TOOL_SNIPPET)
+        elif t.role == "plan":
+            text = shorten(text, PLAN_SNIPPET)
         blocks.append(f"[{t.role}] {text}")
     return "\n\n".join(blocks)
 

@@ -3,7 +3,10 @@
 Claude Code writes auto memory (``~/.claude/projects/<project>/memory/<topic>.md`` with YAML
 front matter, indexed by ``MEMORY.md``) and reads CLAUDE.md files; Gemini CLI keeps
 ``~/.gemini/GEMINI.md`` (with its "Gemini Added Memories" section) and private project memory
-under ``~/.gemini/tmp/<project>/memory/``. Each becomes a record: the profile is the agent, the
+under ``~/.gemini/tmp/<project>/memory/``; Codex (with its memories feature on) consolidates what it
+learned into ``${CODEX_HOME:-~/.codex}/memories/MEMORY.md`` (and a shorter ``memory_summary.md``
+that it injects into prompts; its stage-one ``raw_memories.md`` and per-session
+``rollout_summaries/`` are working files, not memory). Each becomes a record: the profile is the agent, the
 project becomes a ``project:<name>`` tag, the type comes from the front matter, the key is stable
 per file (so an edited file supersedes its record) and the source points back at the file.
 Secrets in those files are masked by the brain's write path like everything else.
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from ..records import MAX_BODY_CHARS
 from . import env_dir, iter_jsonl
+from .privacy import project_name
 
 # Claude's memory types -> record types.
 CLAUDE_TYPES = {"user": "preference", "feedback": "instruction", "project": "fact", "reference": "note"}
@@ -27,7 +31,8 @@ _LINK_LINE = re.compile(r"^\s*[-*]\s*\[[^\]]*\]\(([^)]+\.md)\)")
 _ADDED = re.compile(r"^##\s+Gemini Added Memories\s*$", re.M)
 
 
-def mirror(*, claude_root: Path | None = None, gemini_root: Path | None = None, projects: list[Path] | None = None) -> list[dict]:
+def mirror(*, claude_root: Path | None = None, gemini_root: Path | None = None, codex_root: Path | None = None,
+           projects: list[Path] | None = None) -> list[dict]:
     """Record dicts for every memory file found (the write path no-ops on unchanged ones).
 
     ``projects``: project folders whose CLAUDE.md / GEMINI.md to include; by default the working
@@ -35,12 +40,14 @@ def mirror(*, claude_root: Path | None = None, gemini_root: Path | None = None, 
     """
     claude_root = claude_root or env_dir("CLAUDE_CONFIG_DIR", Path.home() / ".claude")
     gemini_root = gemini_root or env_dir("GEMINI_CLI_HOME", Path.home()) / ".gemini"
+    codex_root = codex_root or env_dir("CODEX_HOME", Path.home() / ".codex")
     if projects is None:
         projects = known_projects(claude_root, gemini_root)
     out: list[dict] = []
     out += claude_auto_memory(claude_root)
     out += claude_instructions(claude_root, projects)
     out += gemini_memory(gemini_root, projects)
+    out += codex_memory(codex_root)
     return out
 
 
@@ -107,7 +114,7 @@ def claude_instructions(root: Path, projects: list[Path]) -> list[dict]:
     candidates: list[tuple[Path, str | None]] = [(root / "CLAUDE.md", None)]
     candidates += [(p, None) for p in sorted((root / "rules").glob("*.md"))]
     for proj in projects:
-        name = proj.name
+        name = project_name(str(proj)) or proj.name
         for rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"):
             candidates.append((proj / rel, name))
         candidates += [(p, name) for p in sorted((proj / ".claude" / "rules").glob("*.md"))]
@@ -143,12 +150,41 @@ def claude_project_name(project_dir: Path) -> str | None:
     sanitized folder name with the home prefix taken off."""
     cwd = recorded_cwd(project_dir, transcripts=3)
     if cwd:
-        return Path(cwd).name
+        return project_name(cwd)
     name = project_dir.name
     home = re.sub(r"[^a-zA-Z0-9]", "-", str(Path.home()))
     if name.startswith(home + "-"):
         name = name[len(home) + 1:]
+    # Another machine's home folder (a synced ~/.claude): never a user name in a tag.
+    name = re.sub(r"^-?(?:home|Users|var-home)-[^-]+-|^[A-Za-z]--Users-[^-]+-", "", name)
+    if "-worktrees-" in name:  # <repo>-worktrees/<repo>-x, <repo>/.worktrees/x
+        name = name.split("-worktrees-")[0]
+    # Folders that hold projects, not projects ("~/src/ledger" arrives as "src-ledger").
+    name = re.sub(r"^(?:(?:projects|project|src|code|repos|repositories|work|dev|git|github|documents|workspace)-)+",
+                  "", name.strip("-"), flags=re.I)
     return name.strip("-") or None
+
+
+# -------------------------------------------------------------------------------------- Codex
+def codex_memory(root: Path) -> list[dict]:
+    """``memories/MEMORY.md`` as one record; ``memory_summary.md`` only when there is no
+    MEMORY.md (it is a shortened copy, and the same facts twice are noise)."""
+    memdir = root / "memories"
+    for name in ("MEMORY.md", "memory_summary.md"):
+        path = memdir / name
+        text = _read(path)
+        if not text or not text.strip():
+            continue
+        _, body = front_matter(text)
+        lines = body.strip().splitlines()
+        if lines and re.fullmatch(r"v\d+", lines[0].strip()):  # memory_summary.md's format line
+            lines = lines[1:]
+        body = "\n".join(lines).strip()
+        if not body or not _has_content(body):
+            continue
+        return [_record("codex", "note", _key("user", f"codex-{path.stem}"), body, path, None,
+                        created=_mtime(path), extra_tags=["codex-memory"])]
+    return []
 
 
 # ------------------------------------------------------------------------------------- Gemini
@@ -163,7 +199,7 @@ def gemini_memory(root: Path, projects: list[Path]) -> list[dict]:
         for path in sorted(memdir.glob("*.md")):
             out += gemini_file(path, project, f"private-{path.stem}")
     for proj in projects:
-        out += gemini_file(proj / "GEMINI.md", proj.name, "gemini-md")
+        out += gemini_file(proj / "GEMINI.md", project_name(str(proj)) or proj.name, "gemini-md")
     return out
 
 
@@ -198,7 +234,7 @@ def _gemini_project(project_dir: Path) -> str | None:
     marker = project_dir / ".project_root"
     try:
         if marker.is_file():
-            return Path(marker.read_text(encoding="utf-8").strip()).name or project_dir.name
+            return project_name(marker.read_text(encoding="utf-8").strip()) or project_dir.name
     except OSError:
         pass
     name = project_dir.name

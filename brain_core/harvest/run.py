@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import BrainError, InvalidInput, ProviderError
-from . import Session
+from . import Session, Turn, render_turns, shorten
 from .distill import distill, make_key
+from .guard import standing_order
 from .sources import NAMES, get, guess
-from .trim import trim
+from .trim import HEAD, TAIL, trim
 from .watermark import Clock, Watermark, check, quiet_seconds, system_clock
 
 _DEFAULT = object()
+AGENT_SNIPPET = 600  # characters of an agent's reply kept when a long session is bounded for a model
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Outcome:
     records: list[dict] = field(default_factory=list)  # what was (or would be) written
     written: list[str] = field(default_factory=list)  # record paths actually changed
     redactions: dict[str, int] = field(default_factory=dict)  # rule -> count
+    refused: list[str] = field(default_factory=list)  # proposed bodies refused as orders aimed at the assistant
     error: str | None = None
 
 
@@ -114,6 +117,13 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             path = Path(f).expanduser()
             if not path.is_file():
                 raise InvalidInput(f"{path} is not a file; give the path of a transcript.")
+            from .sources.gemini import is_prompt_log
+
+            if is_prompt_log(path):
+                raise InvalidInput(
+                    f"{path} is Gemini CLI's prompt log (logs.json): it holds only what was typed, not the "
+                    "conversation. Give the chat file instead (~/.gemini/tmp/<project>/chats/session-*.json or "
+                    ".jsonl), or run `aida brain harvest` without --file to take every due session.")
             tool = (sources[0] if len(sources) == 1 else None) or guess(path)
             if tool is None:
                 raise InvalidInput(f"Cannot tell which agent wrote {path}; add --source claude|codex|gemini.")
@@ -196,7 +206,7 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
         return outcome
     if not any(t.role == "user" for t in session.turns):
         return outcome  # nothing the person said: nothing to learn
-    raw = trim(session.transcript())
+    raw = session_text(session, offline=llm is None or getattr(llm, "name", "none") == "none")
     red = redact(raw)
     outcome.redactions = dict(Counter(f.rule for f in red.findings))
     # Lowercase fragments of what was masked: a key (a file name, never masked on write) that
@@ -204,12 +214,17 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
     fragments = {w for f in red.findings for w in re.findall(r"[a-z0-9]{8,}", raw[f.start:f.end].lower())}
     context = {"project": session.project, "title": session.title}
     try:
-        proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm)
+        refused: list[str] = []
+        proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm, refused=refused)
+        outcome.refused = [redact(b).text for b in refused]
     except ProviderError as e:
         outcome.error = str(e)
         return outcome
     records, seen = [], set()
     for rec in proposed:
+        if standing_order(rec["body"]):
+            outcome.refused.append(redact(rec["body"]).text)
+            continue
         body = redact(rec["body"])
         for f in body.findings:
             outcome.redactions[f.rule] = outcome.redactions.get(f.rule, 0) + 1
@@ -222,6 +237,48 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
         records.append({**rec, "key": key, "body": body.text, "created": _created(session)})
     outcome.records = records
     return outcome
+
+
+def session_text(session: Session, *, offline: bool) -> str:
+    """The transcript the distiller reads. Offline, all of it: the extractive distiller reads only
+    what the person said, cheaply, and a rule stated mid-session must not be cut away. For a model,
+    a bounded text that still keeps every one of the person's turns: the agent's replies are
+    shortened first, and only then is the middle trimmed."""
+    text = session.transcript()
+    budget = HEAD + TAIL
+    if offline or len(text) <= budget:
+        return text
+    turns = [Turn(t.role, shorten(t.text, AGENT_SNIPPET)) if t.role == "assistant" else t for t in session.turns]
+    blocks = [(t.role, render_turns([t])) for t in turns]
+    blocks = [(role, b) for role, b in blocks if b]
+    person = sum(len(b) + 2 for role, b in blocks if role == "user")
+    if person >= budget:
+        return trim(render_turns(turns))
+    # Every turn of the person, and as much of the rest as fits, from both ends of the session.
+    room, keep = (budget - person) // 2, [False] * len(blocks)
+    for order in (range(len(blocks)), range(len(blocks) - 1, -1, -1)):
+        used = 0
+        for i in order:
+            role, b = blocks[i]
+            if role == "user":
+                keep[i] = True
+            elif used + len(b) + 2 <= room and not keep[i]:
+                keep[i] = True
+                used += len(b) + 2
+            elif role != "user":
+                break
+    out, gap = [], 0
+    for (role, b), k in zip(blocks, keep):
+        if not k and role != "user":
+            gap += 1
+            continue
+        if gap:
+            out.append(f"[... {gap} turns of the agent working left out ...]")
+            gap = 0
+        out.append(b)
+    if gap:
+        out.append(f"[... {gap} turns of the agent working left out ...]")
+    return "\n\n".join(out)
 
 
 def write(brain, records: list[dict], message: str) -> list[str]:
@@ -242,10 +299,11 @@ def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool
     roots = roots or {}
     claude_root = roots.get("claude") if "claude" in sources else None
     gemini_root = roots.get("gemini") if "gemini" in sources else None
+    codex_root = roots.get("codex") if "codex" in sources else None
     outcome = Outcome(tool="mirror", session="", path="", reason="mirror")
-    if "claude" not in sources and "gemini" not in sources:
+    if not {"claude", "gemini", "codex"} & set(sources):
         return outcome
-    records = mirror(claude_root=claude_root, gemini_root=gemini_root)
+    records = mirror(claude_root=claude_root, gemini_root=gemini_root, codex_root=codex_root)
     records = [r for r in records if r["profile"] in sources]
     from ..redact import redact
 

@@ -182,7 +182,9 @@ def _relocate(brain, src: str, dst: str, status: str, message: str) -> str:
     meta[status] = now_iso()
     old_up, new_up = "../" * src.count("/"), "../" * dst.count("/")
     body = body.replace("](" + old_up, "](" + new_up).replace("](<" + old_up, "](<" + new_up)
-    new = render_page(meta, body)
+    from ..scrub import file_text
+
+    new = file_text(dst, render_page(meta, body))  # the redaction gate
     with brain.lock():
         atomic_write_bytes(contained(brain.root, dst), new.encode("utf-8"))
         os.remove(contained(brain.root, src))

@@ -109,9 +109,11 @@ def rewrite_in_place(brain, items: Iterable[tuple[str, Record]], message: str) -
     items = list(items)
     if not items:
         return []
+    from ..scrub import file_text
+
     with brain.lock():
         for rel, rec in items:
-            data = rec.to_json().encode("utf-8")
+            data = file_text(rel, rec.to_json()).encode("utf-8")  # the redaction gate
             atomic_write_bytes(contained(brain.root, rel), data)
             brain.index.upsert_file(rel, data)
         brain.git.commit([rel for rel, _ in items], message)
@@ -121,6 +123,9 @@ def rewrite_in_place(brain, items: Iterable[tuple[str, Record]], message: str) -
 def write_files(brain, files: dict[str, str], message: str) -> list[str]:
     """Write several non-record files (pages, INDEX.md) and commit them once; unchanged ones are
     skipped, so a pass that changes nothing makes no commit. Returns the paths written."""
+    from .. import scrub
+
+    files = {scrub.path(rel): scrub.file_text(rel, text) for rel, text in files.items()}  # the redaction gate
     changed = [rel for rel, text in files.items() if brain.read_text(rel) != text]
     if not changed:
         return []

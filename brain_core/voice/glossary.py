@@ -56,6 +56,7 @@ _COMMON = frozenset(
     well were what when where which while who whom why will with without would year yes yet you
     your yours""".split()
 )
+COMMON_WORDS = _COMMON
 
 
 @dataclass(frozen=True)

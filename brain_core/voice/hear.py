@@ -1,19 +1,12 @@
 """Transcription + glossary: the path every front door takes (question, ``aida transcribe``, meeting).
 
 The glossary works at both ends: its names bias decoding (faster-whisper ``hotwords``), and the
-correction pass fixes what is still misheard afterwards. Biasing is not free of risk: a prompt
-can make Whisper skip speech it takes for already written. With tiny.en and the fixture meeting,
-the same five names dropped the first half of the meeting in some spellings of the hotword
-string and not in others (``initial_prompt`` did it too). So biased output is checked:
-
-- always (free): if the biased transcript has fewer than ``MIN_RATE`` words per second of
-  speech the voice filter found, it is decoded again without bias;
-- with ``verify=True`` (files: meetings and ``aida transcribe``; costs a second decoding): it is
-  always decoded again without bias and compared.
-
-When the unbiased transcript holds clearly more words (the biased one has under ``MIN_KEPT`` of
-them) the unbiased one is used, and the correction pass alone fixes the names. ``Heard.biasing``
-says which happened.
+correction pass fixes what is still misheard afterwards. Biasing is not free of risk: it can pull
+an ordinary word towards a name ("Is it going to rain" heard as "Is it going terrain") or make
+Whisper skip speech (with tiny.en, ``initial_prompt`` once dropped half of a meeting). So when the
+glossary has names, the audio is decoded twice, with and without them, and the two are merged
+word by word (:mod:`.align`): the unbiased words are kept everywhere except where the biased ones
+bring in a glossary name. ``Heard.choices`` lists each such place and why.
 """
 
 from __future__ import annotations
@@ -25,10 +18,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .transcribe import Audio, Progress, Segment, Transcriber, Transcript, load_audio
 
 if TYPE_CHECKING:
+    from .align import Choice
     from .glossary import Glossary, Replacement
 
-MIN_KEPT = 0.85  # biased words / unbiased words below this = the bias lost speech
-MIN_RATE = 1.0  # words per second of detected speech below this = suspicious (people say 2-3)
 _WORDS = re.compile(r"\w+(?:'\w+)?")
 
 
@@ -40,8 +32,9 @@ class Heard:
     text: str
     segments: tuple[Segment, ...]
     replacements: tuple["Replacement", ...]
-    biasing: str = "off"  # "hotwords" | "off" | "dropped: ..." (why the unbiased decoding won)
+    biasing: str = "off"  # "off" (no names to bias towards) | "aligned" (both decodes merged)
     decode_seconds: float = 0.0  # all decoding passes together
+    choices: tuple["Choice", ...] = ()  # where the biased decode's words were taken, and why
 
     def to_dict(self) -> dict[str, Any]:
         out = self.transcript.to_dict()
@@ -51,6 +44,7 @@ class Heard:
             segments=[s.to_dict() for s in self.segments],
             replacements=[r.to_dict() for r in self.replacements],
             biasing=self.biasing,
+            biased_words=[c.to_dict() for c in self.choices],
             decode_seconds=round(self.decode_seconds, 3),
         )
         return out
@@ -62,45 +56,56 @@ def word_count(text: str) -> int:
 
 def hear(transcriber: Transcriber, audio: Audio, glossary: "Glossary | None" = None, *,
          vad: bool | None = None, progress: Progress | None = None, threshold: float | None = None,
-         hotwords: bool = True, verify: bool = False) -> Heard:
-    """Transcribe (biased towards the glossary's names, checked), then run the correction pass.
+         hotwords: bool = True) -> Heard:
+    """Transcribe (twice when the glossary has names: unbiased and biased, merged), then run the
+    correction pass.
 
-    ``hotwords=False`` leaves decoding unbiased and relies on the correction pass alone (biasing
-    can also pull an ordinary word towards a name: "going to rain" heard as "going terrain").
-    The pass runs on the whole text (segments joined by one space), so a name split across two
-    segments ("net letter | queue") is still found; replacement offsets are in that raw text.
+    ``hotwords=False`` decodes once, unbiased, and relies on the correction pass alone. The pass
+    runs on the whole text (segments joined by one space), so a name split across two segments
+    ("net letter | queue") is still found; replacement offsets are in that raw text.
     """
     from .glossary import DEFAULT_THRESHOLD, Glossary, correct
 
     glossary = glossary or Glossary()
+    threshold = DEFAULT_THRESHOLD if threshold is None else threshold
     bias = glossary.hotwords() if hotwords else None
+    choices: tuple = ()
     if not bias:
         transcript = transcriber.transcribe(audio, hotwords=None, vad=vad, progress=progress)
         biasing, seconds = "off", transcript.transcribe_seconds
     else:
-        transcript, biasing, seconds = _biased(transcriber, audio, bias, vad, progress, verify)
-    c = correct(transcript.text, glossary, DEFAULT_THRESHOLD if threshold is None else threshold)
+        transcript, choices, seconds = _aligned(transcriber, audio, bias, glossary, threshold, vad, progress)
+        biasing = "aligned"
+    c = correct(transcript.text, glossary, threshold)
     segments = _corrected_segments(transcript.segments, c.replacements)
-    return Heard(transcript, c.text, segments, c.replacements, biasing, seconds)
+    return Heard(transcript, c.text, segments, c.replacements, biasing, seconds, choices)
 
 
-def _biased(transcriber: Transcriber, audio: Audio, bias: str, vad: bool | None, progress: Progress | None,
-            verify: bool) -> tuple[Transcript, str, float]:
-    if verify and not hasattr(audio, "dtype"):
+def recorrected(heard: Heard, glossary: "Glossary", threshold: float | None = None) -> Heard:
+    """``heard`` with the correction pass run again with another glossary (a meeting's attendees)."""
+    from dataclasses import replace
+
+    from .glossary import DEFAULT_THRESHOLD, correct
+
+    c = correct(heard.transcript.text, glossary, DEFAULT_THRESHOLD if threshold is None else threshold)
+    return replace(heard, text=c.text, segments=_corrected_segments(heard.transcript.segments, c.replacements),
+                   replacements=c.replacements)
+
+
+def _aligned(transcriber: Transcriber, audio: Audio, bias: str, glossary: "Glossary", threshold: float,
+             vad: bool | None, progress: Progress | None) -> tuple[Transcript, tuple, float]:
+    from dataclasses import replace
+
+    from .align import merge
+
+    if not hasattr(audio, "dtype"):
         audio = load_audio(audio)  # decode the file once for both passes
-    first = _scaled(progress, 0.0, 0.5) if verify else progress
-    biased = transcriber.transcribe(audio, hotwords=bias, vad=vad, progress=first)
-    seconds = biased.transcribe_seconds
-    speech = biased.speech_seconds or biased.audio_seconds
-    suspicious = speech >= 2.0 and word_count(biased.text) < MIN_RATE * speech
-    if not (verify or suspicious):
-        return biased, "hotwords", seconds
-    plain = transcriber.transcribe(audio, hotwords=None, vad=vad, progress=_scaled(progress, 0.5, 1.0) if verify else None)
-    seconds += plain.transcribe_seconds
-    kept, full = word_count(biased.text), word_count(plain.text)
-    if full and kept < MIN_KEPT * full:
-        return plain, f"dropped: hotwords lost {100 - round(100 * kept / full)}% of the words", seconds
-    return biased, "hotwords", seconds
+    plain = transcriber.transcribe(audio, hotwords=None, vad=vad, progress=_scaled(progress, 0.0, 0.5))
+    biased = transcriber.transcribe(audio, hotwords=bias, vad=vad, progress=_scaled(progress, 0.5, 1.0))
+    segments, choices = merge(plain.segments, biased.segments, glossary, threshold)
+    merged = replace(plain, text=" ".join(s.text for s in segments), segments=segments,
+                     transcribe_seconds=plain.transcribe_seconds + biased.transcribe_seconds)
+    return merged, choices, merged.transcribe_seconds
 
 
 def _scaled(progress: Progress | None, lo: float, hi: float) -> Progress | None:

@@ -22,15 +22,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date as Date, datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import AudioError, BrainError, InvalidInput, ProviderError
+from .actions import action_items
+from .align import normalise_numbers
 from .glossary import brain_glossary
-from .hear import Heard, hear
+from .hear import Heard, hear, recorrected
+from .people import attendee_glossary
 from .transcribe import Progress, Transcriber, WhisperTranscriber, stamp
 
 PROFILE = "meeting"
@@ -111,32 +115,42 @@ def harvest_meeting(
     if seen is not None:
         return _skipped(sha, seen)
 
+    from ..redact import redact
+
     meeting_date = _meeting_date(date, path)
-    title = (title or "").strip() or _title_from(path)
-    people = [a.strip() for a in attendees if a and a.strip()]
+    # Said aloud or typed in --title/--attendees, a secret is masked before it reaches the distiller,
+    # the page, its front matter, its file name, the marker file or a commit message.
+    title = redact((title or "").strip() or _title_from(path)).text
+    people = [redact(a.strip()).text for a in attendees if a and a.strip()]
     distiller = distiller or _default_distiller()
     transcriber = transcriber or WhisperTranscriber.from_config(brain.config)
     threshold = brain.config.get("voice.glossary_threshold", None)
-    heard = hear(transcriber, path, brain_glossary(brain), progress=progress,
-                 hotwords=bool(brain.config.get("voice.hotwords", True)),
-                 verify=bool(brain.config.get("voice.verify_hotwords", True)),
-                 threshold=float(threshold) if threshold is not None else None)
+    threshold = float(threshold) if threshold is not None else None
+    glossary = attendee_glossary(brain_glossary(brain), people, "")  # attendees are hotwords too
+    heard = hear(transcriber, path, glossary, progress=progress,
+                 hotwords=bool(brain.config.get("voice.hotwords", True)), threshold=threshold)
+    if people:  # names that sound like an attendee ("Shivon" for Siobhan) are corrected too
+        heard = recorrected(heard, attendee_glossary(glossary, people, heard.transcript.text), threshold)
+    heard = replace(heard, text=normalise_numbers(heard.text),
+                    segments=tuple(replace(s, text=normalise_numbers(s.text)) for s in heard.segments))
     if not heard.text.strip():
         raise AudioError(f"No speech was heard in {path.name}; nothing was remembered.")
+    spoken = redact(heard.text).text
 
     source = f"meeting:{sha}"
     context = {"kind": "meeting", "title": title, "date": meeting_date, "attendees": people,
-               "audio": path.name, "duration_seconds": round(heard.transcript.audio_seconds, 1)}
+               "audio": redact(path.name).text, "duration_seconds": round(heard.transcript.audio_seconds, 1)}
     notes: list[str] = []
     try:
-        proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=llm)
+        proposed = distiller(spoken, profile=PROFILE, source=source, context=context, llm=llm)
     except ProviderError as e:
         if llm is None:
             raise
         # The transcript cost minutes and the recording is not coming back: keep it, distilled offline.
         notes.append(f"{e} The meeting was distilled offline instead.")
-        proposed = distiller(heard.text, profile=PROFILE, source=source, context=context, llm=None)
-    items = _records(proposed, source)
+        proposed = distiller(spoken, profile=PROFILE, source=source, context=context, llm=None)
+    tasks = [a.record(meeting_date, title) for a in action_items(spoken, _people(people, glossary), meeting_date)]
+    items = _records([*tasks, *_kept(proposed, tasks)], source)
 
     with brain.lock():
         seen = harvested(brain).get(sha)
@@ -148,8 +162,9 @@ def harvest_meeting(
         records = brain.remember_many(items, message=f"meeting: {title} ({meeting_date})") if items else []
         keys = tuple(r.key for r in records)
         page = transcript_page(heard, title=title, date=meeting_date, attendees=people, sha256=sha,
-                               audio_name=path.name, keys=keys)
-        brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})")
+                               audio_name=path.name, keys=keys, speakers=_people(people, glossary))
+        rel = brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})") \
+            .relative_to(Path(os.path.realpath(brain.root))).as_posix()
         marker = harvested(brain)
         marker[sha] = {"transcript": rel, "keys": list(keys), "title": title, "date": meeting_date,
                        "at": datetime.now().astimezone().isoformat(timespec="seconds")}
@@ -159,26 +174,76 @@ def harvest_meeting(
 
 
 def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[str], sha256: str,
-                    audio_name: str, keys: Sequence[str]) -> str:
-    """The Markdown kept in the brain: front matter a program can read, lines a person can."""
+                    audio_name: str, keys: Sequence[str], speakers: Sequence[str] = ()) -> str:
+    """The Markdown kept in the brain: front matter a program can read, lines a person can. Every
+    text in it (title, attendees, file name, what was said) is masked for secrets."""
     import yaml
 
+    from ..redact import redact
+
     t = heard.transcript
+    title = redact(title).text
     front = {
         "title": title,
         "date": date,
-        "attendees": list(attendees),
-        "audio": audio_name,
+        "attendees": [redact(a).text for a in attendees],
+        "audio": redact(audio_name).text,
         "audio_sha256": sha256,
         "duration_seconds": round(t.audio_seconds, 1),
         "transcribed_with": f"{t.model} on {t.device} ({t.compute_type})",
         "name_biasing": heard.biasing,
         "records": list(keys),
-        "corrections": [f"{r.heard} -> {r.name}" for r in heard.replacements],
+        "corrections": [redact(f"{r.heard} -> {r.name}").text for r in heard.replacements],
     }
     lines = ["---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip(), "---", "", f"# {title}", ""]
-    lines += [f"{stamp(s.start)} {s.text}" for s in heard.segments]
+    said = masked_lines([s.text for s in heard.segments])
+    turns = speaker_turns(said, list(speakers) or list(attendees))
+    lines += [f"{stamp(s.start)} {who + ': ' if who else ''}{text}" for s, text, who in zip(heard.segments, said, turns)]
     return "\n".join(lines) + "\n"
+
+
+def masked_lines(texts: Sequence[str]) -> list[str]:
+    """Each line with its secrets masked, the lines read as one text: a secret said across two
+    segments ("my password is" | "hunter2") is masked in both."""
+    from ..redact import MASK, redact
+
+    joined, starts, pos = [], [], 0
+    for t in texts:
+        starts.append(pos)
+        joined.append(t)
+        pos += len(t) + 1
+    red = redact(" ".join(joined))
+    out = []
+    for t, start in zip(texts, starts):
+        end, cuts = start + len(t), []
+        for f in red.findings:
+            if f.start < end and start < f.end:
+                cuts.append((max(f.start, start) - start, min(f.end, end) - start, f.rule))
+        text, shift = t, 0
+        for s, e, rule in cuts:
+            mask = MASK.format(rule)
+            text = text[: s + shift] + mask + text[e + shift:]
+            shift += len(mask) - (e - s)
+        out.append(text)
+    return out
+
+
+def speaker_turns(lines: Sequence[str], people: Sequence[str]) -> list[str | None]:
+    """Who speaks each line, where the text shows it: the line after one that hands over to a
+    person by name ("Siobhan, can you start with...?", "Over to you, Tomasz.") is that person's."""
+    names = [p for p in people if p]
+    out: list[str | None] = [None] * len(lines)
+    if not names:
+        return out
+    who = "|".join(re.escape(n) for n in names)
+    handover = re.compile(rf"(?:^|[.!?]\s+)(?P<a>{who})[,.]\s+(?:can|could|would|will|do|did|are|what|how|where|when|why|"
+                          rf"go ahead|your turn)\b[^.!]*[?.]?\s*$|(?:over to you|your turn|go ahead),?\s+(?P<b>{who})\b", re.I)
+    for i, line in enumerate(lines[:-1]):
+        m = handover.search(line)
+        if m:
+            found = m.group("a") or m.group("b")
+            out[i + 1] = next(n for n in names if n.casefold() == found.casefold())
+    return out
 
 
 def _records(proposed: Any, source: str) -> list[dict[str, Any]]:
@@ -193,6 +258,38 @@ def _records(proposed: Any, source: str) -> list[dict[str, Any]]:
             tags.append("meeting")
         items.append({**p, "profile": PROFILE, "source": source, "tags": tags})
     return items
+
+
+_FILLER = re.compile(r"^(?:oh|uh|um|erm|so|well|yeah|okay|ok|right|like|and|but)\b[\s,]*", re.I)
+_VERB_HINT = re.compile(r"\b(?:is|are|was|were|will|must|should|do|does|did|has|have|had|use|uses|used|"
+                        r"decided|chose|agreed|restores?|runs?|owns?|caps?|capped|adds?|keeps?|needs?)\b", re.I)
+
+
+def _kept(proposed: Any, tasks: list[dict[str, Any]]) -> Any:
+    """The distiller's proposals less filler and half sentences ("Oh it always the dead letter
+    queue") and less what an action item already says."""
+    if not isinstance(proposed, list):
+        return proposed
+    taken = [set(re.findall(r"[a-z]{4,}", t["body"].casefold())) for t in tasks]
+    out = []
+    for p in proposed:
+        body = str(p.get("body") or "").strip() if isinstance(p, dict) else ""
+        core = _FILLER.sub("", body)
+        words = re.findall(r"[A-Za-z']+", core)
+        if len(words) < 3 or (core != body and (len(words) < 10 or not _VERB_HINT.search(core))):
+            continue  # filler ("Oh it always the dead letter queue"), or not a whole statement
+        mine = set(re.findall(r"[a-z]{4,}", body.casefold()))
+        if any(mine and len(mine & t) >= 0.6 * len(mine) for t in taken):
+            continue  # the task record says it already
+        out.append(p)
+    return out
+
+
+def _people(attendees: Sequence[str], glossary: Any) -> list[str]:
+    """Who can own an action item: the attendees and the glossary's one-word capitalised names."""
+    names = [a for a in attendees]
+    names += [t.name for t in glossary.terms if t.name[:1].isupper() and " " not in t.name and "-" not in t.name]
+    return list(dict.fromkeys(names))
 
 
 def _default_distiller() -> Distiller:

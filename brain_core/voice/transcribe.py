@@ -15,8 +15,7 @@ Settings (all optional):
 ``voice.beam_size``     5
 ``voice.language``      unset: English for ``.en`` models, detected for the others
 ``voice.hotwords``      true: bias decoding towards the glossary's names (see :mod:`.hear`)
-``voice.verify_hotwords``  true: files (meetings, ``aida transcribe``) are decoded a second time
-                        without bias and the biased text is kept only if it lost no speech
+                        (decoded twice, with and without, merged word by word: see :mod:`.align`)
 ``voice.glossary_threshold``  0.82: how close a word must be to a name to be corrected
 
 A model takes a few hundred milliseconds (tiny) to seconds (large) to load, so a loaded model is
@@ -26,6 +25,7 @@ it once and every push-to-talk question after that only pays for decoding.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -298,7 +298,7 @@ class WhisperTranscriber:
         segments = []
         for s in segments_iter:  # decoding happens while iterating
             text = s.text.strip()
-            if text:
+            if text and not hallucinated(text, duration, s.no_speech_prob, s.avg_logprob):
                 segments.append(Segment(float(s.start), float(s.end), text))
             if progress and duration:
                 progress(min(1.0, float(s.end) / duration))
@@ -318,6 +318,30 @@ class WhisperTranscriber:
         )
 
 
+# What Whisper says into near-silence or a clipped fragment (it was trained on subtitles).
+HALLUCINATIONS = frozenset((
+    "thank you", "thank you very much", "thank you so much", "thanks for watching", "thank you for watching",
+    "thanks for listening", "please subscribe", "bye", "you", "so", "okay", "oh", "uh", "um", "hmm",
+))
+SHORT_CLIP = 1.0  # seconds: under this, Whisper's doubts count double
+NO_SPEECH = 0.6  # Whisper's own no-speech probability above which it doubts there was speech
+
+
+def hallucinated(text: str, audio_seconds: float, no_speech_prob: float, avg_logprob: float) -> bool:
+    """Is this segment what Whisper invents on near-silence, not what was said?
+
+    A segment with no word in it, one Whisper itself doubts (no-speech probability over 0.6 and a
+    low average log-probability, its own rule), a stock subtitle phrase ("Thank you.") that Whisper
+    doubts at all, and anything it doubts in a clip under a second (a key tapped, not held)."""
+    words = " ".join(re.findall(r"[a-z']+", text.casefold()))
+    if not words:
+        return True
+    doubt = no_speech_prob > NO_SPEECH
+    if doubt and (avg_logprob < -1.0 or audio_seconds < SHORT_CLIP):
+        return True
+    return words in HALLUCINATIONS and (no_speech_prob > 0.5 * NO_SPEECH or audio_seconds < SHORT_CLIP)
+
+
 def _reason(e: BaseException) -> str:
     text = getattr(e, "strerror", None) or str(e)  # PyAV/OSError: the message without errno and path
     text = text.strip().splitlines()[0] if text.strip() else ""
@@ -334,5 +358,5 @@ def stamp(seconds: float) -> str:
 
 __all__: Sequence[str] = (
     "Audio", "ModelChoice", "Segment", "Transcriber", "Transcript", "WhisperTranscriber",
-    "forget_models", "load_audio", "load_model", "resolve_device", "resolve_model", "stamp",
+    "forget_models", "hallucinated", "load_audio", "load_model", "resolve_device", "resolve_model", "stamp",
 )

@@ -25,10 +25,20 @@ CHAIN_TYPES = {"user", "assistant", "system", "progress", "attachment"}
 _INJECTED = re.compile(
     r"^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|"
     r"<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<user-prompt-submit-hook>|"
-    r"<session-start-hook>|<tick>|\[Request interrupted by user|Caveat: The messages below|"
-    r"Your task is to create a detailed summary of the conversation so far)"
+    r"<session-start-hook>|<tick>|<task-notification>|\[Request interrupted by user|Caveat: The messages below|"
+    r"Your task is to create a detailed summary of the conversation so far|"
+    r"Please analyze this codebase and create a CLAUDE\.md file|Base directory for this skill:)"
 )
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+# A slash command: the harness wraps it in tags; what the person typed after the command is in
+# <command-args> and is kept (a bare command such as /mcp or /model says nothing).
+_COMMAND = re.compile(r"^\s*<command-(?:name|message)>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+# Plan mode hands its plan to a fresh session as a user message: the agent's words, not the person's.
+_PLAN_HANDOFF = re.compile(r"^\s*Implement the following plan:\s*", re.I)
+# Claude Code 2.0.x primes a sub-agent with this one word, written as a user message.
+_WARMUP = "Warmup"
+_SUBAGENT_FILE = re.compile(r"^agent-[0-9a-z-]+\.jsonl$", re.I)
 _IDE = re.compile(r"<ide_(?:opened_file|selection)>.*?</ide_(?:opened_file|selection)>", re.S)
 
 
@@ -43,11 +53,14 @@ class Source:
         return self.root / "projects"
 
     def files(self) -> list[SessionFile]:
-        """Main-session transcripts (sub-agent files live one folder deeper and are skipped)."""
+        """Main-session transcripts. Sub-agent transcripts are skipped: they live one folder deeper
+        (2.1+), or, in 2.0.x, beside the sessions as ``agent-<id>.jsonl``."""
         out = []
         if not self.projects.is_dir():
             return out
         for path in sorted(self.projects.glob("*/*.jsonl")):
+            if _SUBAGENT_FILE.match(path.name):
+                continue
             sf = session_file(self.name, path.stem, path)
             if sf:
                 out.append(sf)
@@ -73,7 +86,7 @@ def parse(path: Path) -> Session:
     # An entry whose type is not a string is no entry this parser knows: skipped like any other.
     entries = [e for e in iter_jsonl(read_text(path)) if isinstance(e.get("type"), str)]
     session_id = path.stem
-    title = cwd = started = updated = None
+    title = cwd = started = updated = version = None
     for e in entries:
         kind = e.get("type")
         if kind == "custom-title" and e.get("customTitle"):
@@ -84,17 +97,23 @@ def parse(path: Path) -> Session:
             title = str(e["summary"])
         if e.get("cwd") and not cwd:
             cwd = str(e["cwd"])
+        if isinstance(e.get("version"), str) and not version:
+            version = e["version"]
         ts = e.get("timestamp")
         if isinstance(ts, str) and kind in CHAIN_TYPES:
             started = started or ts
             updated = ts
     chain = conversation_chain(entries)
+    # A sub-agent's transcript (given with --file): its "user" is the main agent handing over a
+    # task, never the person.
+    subagent = bool(chain) and all(e.get("isSidechain") for e in chain)
     turns: list[Turn] = []
     for e in chain:
-        turns.extend(_turns(e))
+        turns.extend(Turn("plan", t.text, t.at, t.id) if subagent and t.role == "user" else t for t in _turns(e))
+    extra = {"version": version} if version else {}
     return Session(
         tool="claude", id=session_id, path=path, turns=tuple(_merge(turns)),
-        cwd=cwd, title=title, started=started, updated=updated,
+        cwd=cwd, title=title, started=started, updated=updated, extra=extra,
     )
 
 
@@ -178,13 +197,20 @@ def _turns(e: dict) -> list[Turn]:
         btype = b.get("type")
         if btype == "text" and isinstance(b.get("text"), str):
             text = b["text"]
+            role = "assistant" if kind == "assistant" else "user"
             if kind == "user":
                 text = _IDE.sub("", _REMINDER.sub("", text))
-                if _INJECTED.match(text):
+                if _COMMAND.match(text):
+                    text = "\n".join(a.strip() for a in _COMMAND_ARGS.findall(text) if a.strip())
+                elif _INJECTED.match(text):
                     continue
+                elif e.get("isSidechain") and text.strip() == _WARMUP:
+                    continue
+                elif _PLAN_HANDOFF.match(text):
+                    role = "plan"
+                    text = _PLAN_HANDOFF.sub("", text, count=1)
             text = text.strip()
             if text:
-                role = "assistant" if kind == "assistant" else "user"
                 if e.get("isCompactSummary"):
                     role = "assistant"
                 out.append(Turn(role, text, at, uid))

@@ -23,7 +23,12 @@ _INJECTED = re.compile(
     r"<permissions instructions>|<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>|"
     r"<collaboration_mode>|<personality>|<skill>|<subagent_notification>)"
 )
-_OUTPUT_HEADER = re.compile(r"\A(?:Chunk ID:.*\n|Wall time:.*\n|Process exited with code.*\n|Original token count:.*\n)*Output:\n?")
+# The exec tool's header (0.125+ adds "Chunk ID" and "Process running with session ID N" for a
+# command still running); what follows "Output:" is what the command printed.
+_OUTPUT_HEADER = re.compile(
+    r"\A(?:(?:Chunk ID:|Wall time:|Process exited with code|Process running with session ID|"
+    r"Original token count:|Total output lines:|Exit code:)[^\n]*\n)+(?:(?:Final )?[Oo]utput:[ \t]*\n?)?"
+)
 
 
 class Source:
@@ -71,7 +76,7 @@ def session_id(path: Path) -> str:
 
 def parse(path: Path) -> Session:
     sid = session_id(path)
-    cwd = started = updated = None
+    cwd = started = updated = version = repository_url = None
     meta_seen = False
     turns: list[Turn] = []
     unpaired: dict[str, Counter] = {"item": Counter(), "event": Counter()}
@@ -101,6 +106,9 @@ def parse(path: Path) -> Session:
                 sid = str(payload.get("id") or payload.get("session_id") or sid)
                 cwd = payload.get("cwd") or cwd
                 started = payload.get("timestamp") or started
+                version = payload.get("cli_version") or version
+                git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+                repository_url = git.get("repository_url") or repository_url
         elif kind == "turn_context":
             cwd = cwd or payload.get("cwd")
         elif kind == "response_item":
@@ -112,8 +120,9 @@ def parse(path: Path) -> Session:
                     say("user", payload["message"], at, "event")
             elif ptype == "agent_message" and isinstance(payload.get("message"), str):
                 say("assistant", payload["message"], at, "event")
+    extra = {k: v for k, v in (("version", version), ("repository_url", repository_url)) if isinstance(v, str) and v}
     return Session(tool="codex", id=sid, path=path, turns=tuple(turns), cwd=cwd,
-                   started=started, updated=updated)
+                   started=started, updated=updated, extra=extra)
 
 
 def _item(payload: dict, at, say, turns: list[Turn]) -> None:
@@ -165,11 +174,29 @@ def _call_input(payload: dict) -> str:
     return str(args)
 
 
+def _output_text(value) -> str | None:
+    """The text of a tool output however it is shaped: a string, an ``{"type": "input_text",
+    "text": ...}`` item, a list of such items (0.125+), or ``{"content": [...]}``/``{"output": ...}``
+    wrappers. Images and other non-text items are left out."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts = [t for t in (_output_text(v) for v in value) if t]
+        return "\n".join(texts) if texts else None
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return value["text"]
+        for k in ("content", "output", "body"):
+            if k in value:
+                t = _output_text(value[k])
+                if t is not None:
+                    return t
+    return None
+
+
 def _call_output(output) -> str:
-    if isinstance(output, dict):
-        output = output.get("content") or output.get("output") or json.dumps(output)
     if not isinstance(output, str):
-        return str(output or "")
+        output = _output_text(output) or ""
     if output.startswith("{"):
         try:
             obj = json.loads(output)

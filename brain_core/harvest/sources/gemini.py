@@ -117,6 +117,17 @@ def parse(path: Path) -> Session:
     )
 
 
+def is_prompt_log(path: Path) -> bool:
+    """Whether ``path`` is Gemini CLI's ``logs.json``: a list of the prompts typed in a project
+    (``sessionId``, ``messageId``, ``type``, ``message``), with no answers."""
+    try:
+        with Path(path).open("r", encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return head.lstrip().startswith("[") and '"messageId"' in head and '"sessionId"' in head
+
+
 def _is_jsonl(text: str) -> bool:
     first = text.lstrip().split("\n", 1)[0].strip()
     try:
@@ -166,14 +177,14 @@ def _turns(m: dict, answered: set[str]) -> list[Turn]:
     elif kind == "gemini":
         texts, _ = _parts(m.get("content"))
         text = "\n".join(texts).strip()
+        if text:  # the model wrote its text before it called the tools
+            out.append(Turn("assistant", text, at, mid))
         for call in m.get("toolCalls") or []:
             if not isinstance(call, dict):
                 continue
             out.append(Turn("tool", f"{call.get('name', 'tool')}: {_args(call.get('args'))}", at, mid))
             _, results = _parts(call.get("result"))
             out.extend(Turn("tool", r, at, mid) for _, r in results)
-        if text:
-            out.append(Turn("assistant", text, at, mid))
     return out
 
 

@@ -1,0 +1,143 @@
+"""Who does what by when: action items read from a meeting transcript, as ``task`` records.
+
+A meeting's most useful line is often its shortest: "Action item: Owen owns the dead letter
+queue, due next Friday." Read offline, by pattern, from the corrected transcript:
+
+- an owner is a person the meeting knows (an attendee or a glossary name), never "we" or "I";
+- the forms are "action item: X owns/takes/will ...", "X owns ...", "X will ..." / "X is going
+  to ..."; an explicit action item wins over a "will" sentence of the same owner about the same
+  thing;
+- a due date ("due next Friday", "by Thursday", "by 2026-12-04", "by the end of the week") is
+  looked for in the sentence and the one after it (speech-to-text often splits "..., due next
+  Friday" off, or hears "due" as "do") and resolved against the meeting's date: "this Friday" is
+  the first Friday after the meeting, "next Friday" the Friday of the following week.
+
+Each item becomes a record of type ``task`` with ``owner`` and ``due`` (ISO date or absent) in
+its extra fields, so an agent can ask "what does Owen owe us".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date as Date, timedelta
+from typing import Any, Iterable, Sequence
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = "|".join(WEEKDAYS)
+_WHEN = (rf"(?:(?:this|next)\s+(?:{_DAY}|week|month)|(?:{_DAY})|tomorrow|today|"
+         rf"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month)|\d{{4}}-\d{{2}}-\d{{2}})")
+_DUE = re.compile(rf"\b(?:due|by|before|until|do)\s+(?:on\s+)?(?P<when>{_WHEN})\b", re.I)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_STOP = frozenset("a an the to of for on in and or with by is be it this that our we".split())
+
+
+@dataclass(frozen=True)
+class ActionItem:
+    owner: str
+    what: str  # "owns the dead letter queue", "will add a dead letter queue"
+    due: str | None  # ISO date
+    said: str  # the words as heard, due included
+    explicit: bool  # said as an action item
+
+    def record(self, meeting_date: str, title: str) -> dict[str, Any]:
+        from ..records import slugify
+
+        due = f", due {self.due}" if self.due else ""
+        body = f"{self.owner} {self.what}{due} (action item from the meeting \"{title}\" on {meeting_date})."
+        extra: dict[str, Any] = {"owner": self.owner}
+        if self.due:
+            extra["due"] = self.due
+        return {"type": "task", "key": "task-" + slugify(f"{self.owner} {_object(self.what)}", max_words=8),
+                "body": body, "tags": ["task", f"owner:{self.owner.casefold()}"], "extra": extra}
+
+
+def action_items(text: str, people: Iterable[str], meeting_date: str) -> list[ActionItem]:
+    """The action items in ``text`` whose owner is one of ``people``, one per owner and thing."""
+    names = sorted({p.strip() for p in people if p and p.strip()}, key=len, reverse=True)
+    if not names:
+        return []
+    who = "|".join(re.escape(n) for n in names)
+    forms = (
+        (True, re.compile(rf"\b(?i:action\s+items?)\b[\s:.,-]*(?P<owner>{who})\s+(?P<what>(?:owns|takes|will|is\s+going\s+to|has)\b[^.!?]*)")),
+        (True, re.compile(rf"\b(?P<owner>{who})\s+(?P<what>(?:owns|takes\s+on|is\s+on)\b[^.!?]*)")),
+        (False, re.compile(rf"\b(?P<owner>{who})(?:\s+(?P<what>(?:will|is\s+going\s+to)\s+[^.!?]*)|'ll\s+(?P<short>[^.!?]*))")),
+    )
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    found: list[ActionItem] = []
+    for i, sentence in enumerate(sentences):
+        window = " ".join(sentences[max(0, i - 1):i + 1])  # "Action item. Owen owns ..." spans two
+        for explicit, pattern in forms:
+            m = pattern.search(window if explicit else sentence)
+            if not m or (explicit and m.start("owner") < len(window) - len(sentence)):
+                continue
+            what = (m.group("what") or f"will {m.groupdict().get('short') or ''}").strip(" ,;:")
+            due_text = _DUE.search(what) or (_DUE.match(sentences[i + 1]) if i + 1 < len(sentences) else None)
+            due = resolve(due_text.group("when"), meeting_date) if due_text else None
+            what = _DUE.sub("", what).strip(" ,;:")
+            if len(_content(what)) < 1:
+                continue
+            found.append(ActionItem(m.group("owner"), what, due, sentence, explicit))
+            break
+    return _one_each(found)
+
+
+def resolve(when: str, meeting_date: str) -> str | None:
+    """An ISO date for "next Friday", "by Thursday", "end of the month"... said on ``meeting_date``."""
+    try:
+        day = Date.fromisoformat(meeting_date[:10])
+    except ValueError:
+        return None
+    w = " ".join(when.casefold().split())
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", w):
+        return w
+    if w == "today":
+        return day.isoformat()
+    if w == "tomorrow":
+        return (day + timedelta(days=1)).isoformat()
+    w = w.removeprefix("the ")
+    if w in ("end of week", "end of the week", "this week"):
+        return (day + timedelta(days=(4 - day.weekday()) % 7)).isoformat()  # that week's Friday
+    if w == "next week":
+        return (day + timedelta(days=7 - day.weekday() + 4)).isoformat()  # the next week's Friday
+    if w in ("end of month", "end of the month", "this month"):
+        first_next = (day.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return (first_next - timedelta(days=1)).isoformat()
+    if w == "next month":
+        first_next = (day.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return ((first_next.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)).isoformat()
+    parts = w.split()
+    if parts and parts[-1] in WEEKDAYS:
+        target = WEEKDAYS.index(parts[-1])
+        if parts[0] == "next":  # the weekday of the following week (Monday to Sunday)
+            return (day + timedelta(days=7 - day.weekday() + target)).isoformat()
+        ahead = (target - day.weekday()) % 7 or 7  # "this Friday", "by Friday": the first one after
+        return (day + timedelta(days=ahead)).isoformat()
+    return None
+
+
+def _one_each(items: Sequence[ActionItem]) -> list[ActionItem]:
+    """One item per owner and thing: an explicit action item absorbs a "will" sentence of the same
+    owner that shares a content word with it (the plan said, then the owner named)."""
+    kept: list[ActionItem] = []
+    for item in sorted(items, key=lambda a: not a.explicit):
+        same = next((k for k in kept if k.owner == item.owner and _content(k.what) & _content(item.what)), None)
+        if same is None:
+            kept.append(item)
+        elif same.due is None and item.due:
+            kept[kept.index(same)] = ActionItem(same.owner, same.what, item.due, same.said, same.explicit)
+    order = {id(a): n for n, a in enumerate(items)}
+    return sorted(kept, key=lambda a: order.get(id(a), 0))
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.casefold()) if w not in _STOP and len(w) > 2} - {
+        "owns", "will", "take", "takes", "going", "add", "has"}
+
+
+def _object(what: str) -> str:
+    """"owns the dead letter queue" -> "dead letter queue" (for the key)."""
+    words = what.split()
+    if words and words[0].casefold() in ("owns", "will", "takes", "has", "is"):
+        words = words[1:]
+    return " ".join(w for w in words if w.casefold() not in _STOP) or what
