@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .errors import InvalidInput
-
-RECORD_TYPES = ("fact", "instruction", "preference", "decision", "event", "lesson", "note")
+from .records import RECORD_TYPES
 PROVIDERS = ("none", "openai", "anthropic", "ollama", "llamacpp", "vllm", "lmstudio", "openai-compatible")
 # Other spellings the provider factory accepts (brain_core/llm/factory.py ALIASES).
 PROVIDER_ALIASES = ("openai_compat", "openai-compat", "llama.cpp", "llama-cpp", "claude", "off", "offline")
