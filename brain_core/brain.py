@@ -124,6 +124,7 @@ class Brain:
             self._index.close()
         if self._usage is not None:
             self._usage.close()
+        self.git.close()
 
     # -- the write path ----------------------------------------------------------------------------------
 
@@ -140,6 +141,7 @@ class Brain:
         """Write several records under one lock, one catalog transaction and one commit."""
         prepared = [self._prepare(dict(item)) for item in items]
         with self.lock():
+            self.git.ensure_writable()  # a detached HEAD or a rebase under way: stop before any file changes
             written = [self._write_one(rec, rel) for rec, rel in prepared]
             changed = [w for w in written if w.changed]
             same = [w.path for w in written if not w.changed]
@@ -246,6 +248,7 @@ class Brain:
         """Write a non-record file (glossary, watermark, meeting transcript...) and commit it."""
         target, rel_posix = self._brain_file(rel)
         with self.lock():
+            self.git.ensure_writable()
             atomic_write_bytes(target, text.encode("utf-8"))
             if on_shelf(rel_posix):
                 try:
@@ -273,6 +276,7 @@ class Brain:
     def move(self, moves: list[tuple[str, str]], message: str) -> None:
         """Move files inside the brain (to ``archive/``, say) in one commit; nothing is deleted."""
         with self.lock():
+            self.git.ensure_writable()
             touched = []
             for src, dst in moves:
                 (s, src), (d, dst) = self._brain_file(src), self._brain_file(dst)
