@@ -198,14 +198,15 @@ class Git:
     # -- network ----------------------------------------------------------------------------------------
 
     def network(self, *args: str, deadline: float, low_speed_time: float = 30, connect_timeout: float = 15,
-                what: str = "The remote") -> subprocess.CompletedProcess:
+                what: str = "The remote", limit: float | None = None) -> subprocess.CompletedProcess:
         """A git command that talks to a remote, with deadlines: http(s) gives up when under 1 kB/s for
         ``low_speed_time`` seconds, ssh when it cannot connect in ``connect_timeout`` or the server stops
         answering, and git itself is killed (with its helpers) at ``deadline`` (time.monotonic())."""
         left = deadline - time.monotonic()
         if left <= 0:
-            raise GitError(f"{what} did not answer in time, so the sync stopped there; check the remote's URL "
-                           "(`git remote -v`) and your network, then run `aida brain sync` again.")
+            raise GitError(f"{what} did not answer within {limit or 0:.0f} s, so the sync stopped there and nothing is "
+                           "lost; check the remote's URL (`git remote -v`) and your network, then run `aida brain sync` "
+                           "again.")
         env = {"GIT_HTTP_LOW_SPEED_LIMIT": "1000", "GIT_HTTP_LOW_SPEED_TIME": str(max(1, int(low_speed_time)))}
         if not (os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or self._config("core", "sshCommand")):
             alive = max(1, int(connect_timeout))
@@ -213,7 +214,8 @@ class Git:
                                       "-o ServerAliveCountMax=3")
         proc = self.run(*args, check=False, timeout=left, env=env)
         if proc.timed_out:
-            raise GitError(f"{what} did not answer within {left:.0f} s, so the sync stopped there and nothing is lost; "
+            raise GitError(f"{what} did not answer within {limit or left:.0f} s, so the sync stopped there and nothing "
+                           "is lost; "
                            "check the remote's URL (`git remote -v`) and your network, then run `aida brain sync` "
                            "again.")
         return proc

@@ -268,8 +268,8 @@ def sync(brain, *, remote: str | None = None, push: bool = True, attempts: int =
     role = machine_role(cfg)
     remote = remote or str(cfg.get("sync.remote", "origin"))
     git = brain.git
-    deadline = time.monotonic() + _seconds(cfg, "sync.timeout", 300)
-    net = dict(deadline=deadline, low_speed_time=_seconds(cfg, "sync.low_speed_time", 30),
+    limit = _seconds(cfg, "sync.timeout", 300)
+    net = dict(deadline=time.monotonic() + limit, limit=limit, low_speed_time=_seconds(cfg, "sync.low_speed_time", 30),
                connect_timeout=_seconds(cfg, "sync.connect_timeout", 15), what=f"The remote {remote!r}")
     with brain.lock():
         cleared = git.clear_stale_lock(wait=float(cfg.get("sync.lock_wait", 2.0)))

@@ -33,6 +33,7 @@ def body_for(prefix: str, i: int) -> str:
 def write(root: str, prefix: str, count: int, batch: int = 1) -> None:
     brain = Brain.open(root)
     brain.embedder.embed(["warm up"])  # load the model before the parent starts its clock
+    brain.head()  # and the git layer (GitPython is imported on first use)
     print("ready", flush=True)
     i = 0
     while i < count:
