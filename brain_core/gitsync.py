@@ -158,6 +158,10 @@ class Git:
     def ensure_writable(self) -> None:
         """Refuse a write on a detached HEAD or while a rebase, merge, cherry-pick or revert is under way."""
         git_dir = self.git_dir
+        for name, what in _IN_PROGRESS:
+            if (git_dir / name).exists():
+                raise GitError(f"{what.capitalize()} is in progress in the brain, so Aida will not write now; finish "
+                               f"or abort it (`git -C {self.root} status` says how), then try again.")
         try:
             head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
@@ -166,10 +170,6 @@ class Git:
             raise GitError(f"The brain's HEAD is detached (not on a branch), so Aida will not write: a commit there "
                            f"would vanish at the next checkout; run `git -C {self.root} switch main` (or your branch) "
                            "first.")
-        for name, what in _IN_PROGRESS:
-            if (git_dir / name).exists():
-                raise GitError(f"{what.capitalize()} is in progress in the brain, so Aida will not write now; finish "
-                               f"or abort it (`git -C {self.root} status` says how), then try again.")
 
     def commit(self, paths: list[str], message: str) -> str | None:
         """Commit exactly ``paths`` (added, changed or removed) and nothing else: what the user
