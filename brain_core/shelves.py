@@ -231,6 +231,8 @@ def _knowledge_record(rel: str, data: bytes) -> Record:
         "source": f"knowledge:{stem}",
         "created": str(meta.get("created") or meta.get("date") or ""),
     }
+    if not parse_time(d["created"]):  # a page's free-form date ("spring 2025") is not a record time
+        d["created"] = ""
     if not isinstance(d["tags"], list):
         d["tags"] = [str(d["tags"])]
     d["tags"] = [str(t) for t in d["tags"]]
