@@ -60,7 +60,9 @@ class Git:
 
     @property
     def git_dir(self) -> Path:
-        return Path(self.repo.git_dir) if self._repo is not None or (self.root / ".git").exists() else self.root / ".git"
+        if self._repo is None and not (self.root / ".git").exists():
+            return self.root / ".git"
+        return Path(self.repo.git_dir)
 
     @property
     def repo(self):
@@ -70,7 +72,8 @@ class Git:
             try:
                 repo = git.Repo(self.root)
             except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-                raise GitError(f"{self.root} is not a git repository; create the brain with `aida brain init`.") from None
+                raise GitError(f"{self.root} is not a git repository; create the brain with `aida brain init`.") \
+                    from None
             repo.git.update_environment(**self._env(Path(repo.git_dir)))
             self._repo = repo
         return self._repo
@@ -203,10 +206,12 @@ class Git:
         ``low_speed_time`` seconds, ssh when it cannot connect in ``connect_timeout`` or the server stops
         answering, and git itself is killed (with its helpers) at ``deadline`` (time.monotonic())."""
         left = deadline - time.monotonic()
+        late = GitError(f"{what} did not answer within {limit or max(left, 0):.0f} s, so the sync stopped there and "
+                        "nothing is lost; check the remote's URL (`git remote -v`) and your network, then run "
+                        "`aida brain sync` again.")
         if left <= 0:
-            raise GitError(f"{what} did not answer within {limit or 0:.0f} s, so the sync stopped there and nothing is "
-                           "lost; check the remote's URL (`git remote -v`) and your network, then run `aida brain sync` "
-                           "again.")
+            raise late
+        # git's http.lowSpeedLimit/http.lowSpeedTime, as the environment that overrides them
         env = {"GIT_HTTP_LOW_SPEED_LIMIT": "1000", "GIT_HTTP_LOW_SPEED_TIME": str(max(1, int(low_speed_time)))}
         if not (os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or self._config("core", "sshCommand")):
             alive = max(1, int(connect_timeout))
@@ -214,10 +219,7 @@ class Git:
                                       "-o ServerAliveCountMax=3")
         proc = self.run(*args, check=False, timeout=left, env=env)
         if proc.timed_out:
-            raise GitError(f"{what} did not answer within {limit or left:.0f} s, so the sync stopped there and nothing "
-                           "is lost; "
-                           "check the remote's URL (`git remote -v`) and your network, then run `aida brain sync` "
-                           "again.")
+            raise late
         return proc
 
     def _config(self, section: str, option: str) -> str | None:
@@ -270,7 +272,8 @@ def _gitpython():
     except ImportError:
         raise MissingDependency("GitPython is not installed; install it with `pip install GitPython`.") from None
     except Exception as e:  # GitPython refuses to import when no git executable is found
-        raise MissingDependency(f"git is not usable ({str(e).splitlines()[0]}); install it (e.g. `apt-get install git`).") from None
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise MissingDependency(f"git is not usable ({first}); install it (e.g. `apt-get install git`).") from None
     return git
 
 

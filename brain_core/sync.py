@@ -281,7 +281,7 @@ def sync(brain, *, remote: str | None = None, push: bool = True, attempts: int =
             git.run("rebase", "--abort", check=False)
         _marker(brain).unlink(missing_ok=True)
         git.ensure_writable()
-        branch = git.run("symbolic-ref", "--short", "HEAD").stdout.strip()
+        branch = git.branch()
         committed = _commit_pending(brain)
         attrs = _attributes_args(brain)
         before = git.head()
