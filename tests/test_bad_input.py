@@ -205,3 +205,19 @@ def test_hostile_files_through_the_cli_and_the_mcp_recall_tool(brain):
 
     hits = anyio.run(_session, brain.root, body)
     assert [h["key"] for h in hits] == ["good"]
+
+
+def test_recall_warns_once_about_bad_files_that_arrive_and_answers(brain):
+    brain.remember(GOOD["body"], key="good")
+    bad = _hostile_files(brain.root)
+    env = dict(os.environ, AIDA_BRAIN=str(brain.root))
+    runs = [subprocess.run([sys.executable, "-m", "brain_core", "brain", "recall", "--json", "invoices"],
+                           capture_output=True, text=True, env=env, errors="backslashreplace") for _ in range(2)]
+    for proc in runs:
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr
+        assert [h["key"] for h in json.loads(proc.stdout)] == ["good"]
+    first = [line for line in runs[0].stderr.splitlines() if line.startswith("aida: warning:")]
+    for path in bad:
+        if path.endswith(".json"):  # files; the broken folder is lint's to name
+            assert sum(path in line for line in first) == 1, (path, first)
+    assert "warning" not in runs[1].stderr
