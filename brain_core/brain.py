@@ -124,6 +124,7 @@ class Brain:
             self._index.close()
         if self._usage is not None:
             self._usage.close()
+        self.git.close()
 
     # -- the write path ----------------------------------------------------------------------------------
 
@@ -140,6 +141,7 @@ class Brain:
         """Write several records under one lock, one catalog transaction and one commit."""
         prepared = [self._prepare(dict(item)) for item in items]
         with self.lock():
+            self.git.ensure_writable()  # a detached HEAD or a rebase under way: stop before any file changes
             written = [self._write_one(rec, rel) for rec, rel in prepared]
             changed = [w for w in written if w.changed]
             same = [w.path for w in written if not w.changed]
@@ -258,6 +260,7 @@ class Brain:
         text = scrub.file_text(rel, text)
         target, rel_posix = self._brain_file(scrub.path(rel))
         with self.lock():
+            self.git.ensure_writable()
             atomic_write_bytes(target, text.encode("utf-8"))
             if on_shelf(rel_posix):
                 try:
@@ -287,6 +290,7 @@ class Brain:
         from .scrub import path as clean_path  # the redaction gate: no secret in a new file name
 
         with self.lock():
+            self.git.ensure_writable()
             touched = []
             for src, dst in moves:
                 (s, src), (d, dst) = self._brain_file(src), self._brain_file(clean_path(dst))

@@ -42,6 +42,8 @@ DEFAULTS: dict[str, Any] = {
     },
     "embed": {"model": "all-MiniLM-L6-v2-int8", "threads": 0},
     "index": {"catch_up_limit": 64},
+    # `aida brain sync` deadlines, in seconds: the whole sync, http under 1 kB/s, an ssh connect
+    "sync": {"timeout": 300, "low_speed_time": 30, "connect_timeout": 15},
 }
 
 

@@ -119,7 +119,8 @@ def apply(plan: Plan) -> Path | None:
             backup = plan.path.with_name(f"{plan.path.name}.aida-{time.strftime('%Y%m%d-%H%M%S')}-{n}.bak")
             n += 1
         atomic_write_text(backup, plan.before)
-    atomic_write_text(plan.path, plan.after)
+    # A settings file that is a symlink (dotfiles kept in a repository) stays one: write its target.
+    atomic_write_text(Path(os.path.realpath(plan.path)), plan.after)
     return backup
 
 

@@ -351,7 +351,11 @@ class Index:
                 if not self.rebuild_running():
                     self.start_background_rebuild()
                 return "background"
+            known_bad = {p for (p,) in conn.execute("SELECT path FROM problems")}
             self.apply(report, conn=conn)
+            for p in report.problems:  # a bad file that just arrived: one warning, then lint lists it
+                if p.path not in known_bad:
+                    self.notice(f"warning: {p.path} {p.message} (see `aida brain lint`)")
             return "caught-up"
         finally:
             self.lock.release()

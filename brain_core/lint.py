@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from .errors import MalformedRecord
 from .fsutil import is_tmp
-from .shelves import SHELVES, Problem, leaf_dirs, load_doc, walk
+from .shelves import MAX_FILE_BYTES, SHELVES, Problem, bad_name, leaf_dirs, load_doc, on_shelf, printable, walk
+
+COMMIT_MAX_BYTES = 10_000_000  # a hand-made file off the shelves larger than this is not committed by Aida
 
 
 def lint(brain) -> list[Problem]:
@@ -57,9 +60,41 @@ def _stray_files(root: Path) -> list[Problem]:
         except OSError:
             continue
         for e in entries:
-            rel = f"{d}/{e.name}"
+            rel = printable(f"{d}/{e.name}")
             if is_tmp(e.name):
                 out.append(Problem(rel, "is a temp file left by an interrupted write; delete it"))
             elif e.is_file(follow_symlinks=False) and not e.name.startswith(".") and not e.name.endswith(suffix):
                 out.append(Problem(rel, f"is not a {suffix} file, so nothing reads it on this shelf"))
     return out
+
+
+def commit_refusal(root: Path, rel: str) -> str | None:
+    """Why Aida must not commit the hand-made change at ``rel`` (None: it may). Aida commits what
+    it reads: never a symlink, a special file, a name that is not UTF-8, a file over the size
+    limit, or a shelf file lint reports as broken (it stays uncommitted, and lint names it)."""
+    if bad_name(rel):
+        return "has a name that is not valid UTF-8"
+    try:
+        st = os.lstat(root / rel)
+    except FileNotFoundError:
+        return None  # removed: committing the removal is fine
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    if is_tmp(rel.rsplit("/", 1)[-1]):
+        return "is a temp file left by an interrupted write"
+    shelf_file = on_shelf(rel)
+    limit = MAX_FILE_BYTES if shelf_file else COMMIT_MAX_BYTES
+    if st.st_size > limit:
+        return f"is {st.st_size // 1000} kB, over the {limit // 1000} kB limit"
+    if shelf_file:
+        try:
+            load_doc(rel, (root / rel).read_bytes(), st.st_size, st.st_mtime_ns)
+        except MalformedRecord as e:
+            return e.reason
+        except OSError as e:
+            return f"cannot be read ({e.strerror})"
+    return None

@@ -8,6 +8,7 @@ can add fields without an older one dropping them.
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 import unicodedata
@@ -55,11 +56,11 @@ def parse_time(value: str | None) -> datetime | None:
     text = value.strip().replace("Z", "+00:00")
     try:
         dt = datetime.fromisoformat(text)
-    except ValueError:
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.astimezone(timezone.utc)
+    except (ValueError, OverflowError):  # 9999-99-99, or an offset pushing year 1 or 9999 out of range
         return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
 
 
 def clean_tags(tags: Any) -> list[str]:
@@ -146,8 +147,11 @@ class Record:
         for f in ("source", "created", "expires", "supersedes"):
             if d.get(f) is not None and not isinstance(d[f], str):
                 raise MalformedRecord(path, f"field {f!r} is not a string")
+        for f in ("created", "expires"):
+            if d.get(f) and parse_time(d[f]) is None:
+                raise MalformedRecord(path, f"{f} {d[f][:40]!r} is not an ISO-8601 time (e.g. 2026-08-22T19:44:02Z)")
         conf = d.get("confidence", 1)
-        if not isinstance(conf, (int, float)) or isinstance(conf, bool):
+        if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not _finite(conf):
             raise MalformedRecord(path, "confidence is not a number")
         return cls(
             id=d["id"], type=d["type"], key=d["key"], profile=d["profile"], body=d["body"], tags=tags,
@@ -166,7 +170,16 @@ class Record:
             parsed = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as e:
             raise MalformedRecord(path, f"invalid JSON ({getattr(e, 'msg', 'too deeply nested')})") from None
+        except ValueError:  # a number past Python's digit limit for int()
+            raise MalformedRecord(path, "invalid JSON (a number is too long to read)") from None
         return cls.from_dict(parsed, path)
+
+
+def _finite(x: int | float) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def validate_new(body: str, type: str, key: str | None, profile: str) -> tuple[str, str, str]:

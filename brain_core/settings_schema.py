@@ -203,6 +203,10 @@ SETTINGS: tuple[Setting, ...] = (
     _s("asof.keep", "int", 5, "past snapshots kept for `recall --as-of`", minimum=1),
     _s("sync.remote", "str", "origin", "the git remote `aida brain sync` uses"),
     _s("sync.lock_wait", "float", 2.0, "seconds to wait for a stale git lock before clearing it", minimum=0),
+    _s("sync.timeout", "float", 300.0, "seconds the whole network part of a sync may take", minimum=1),
+    _s("sync.low_speed_time", "float", 30.0, "seconds under 1 kB/s after which an http(s) remote is given up",
+       minimum=1),
+    _s("sync.connect_timeout", "float", 15.0, "seconds to connect to an ssh remote (and its keep-alive)", minimum=1),
 )
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}

@@ -27,6 +27,7 @@ SHELVES = {
     "knowledge": (".md", 0),    # knowledge/<slug>.md
 }
 MAX_FILE_BYTES = 1_000_000
+_BAD_NAME = "has a name that is not valid UTF-8; rename it (e.g. with `mv`), skipped"
 CONFLICT_RE = re.compile(r"\.sync-conflict-|\(conflicted copy|\.orig$|~$")
 
 
@@ -66,6 +67,21 @@ class Doc:
         return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()[:32]
 
 
+def printable(rel: str) -> str:
+    """A path as text that can be printed and stored: bytes that are not UTF-8 (kept as surrogates
+    by the OS layer) shown as ``\\xNN``."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def bad_name(name: str) -> bool:
+    """Whether a file name is not valid UTF-8 (SQLite, JSON and git's index cannot hold it as text)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def checksum(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
@@ -82,8 +98,9 @@ def shelf_of(rel: str) -> str | None:
     return head if head in SHELVES else None
 
 
-def leaf_dirs(root: Path) -> Iterator[str]:
-    """The folders that hold shelf files, relative, found without listing any leaf folder."""
+def leaf_dirs(root: Path, problems: list[Problem] | None = None) -> Iterator[str]:
+    """The folders that hold shelf files, relative, found without listing any leaf folder (a folder
+    whose name is not UTF-8 is skipped, and added to ``problems`` when given)."""
     for shelf, (_, depth) in SHELVES.items():
         level = [shelf]
         for _ in range(depth):
@@ -93,6 +110,10 @@ def leaf_dirs(root: Path) -> Iterator[str]:
                     with os.scandir(root / d) as it:
                         for e in it:
                             if e.is_dir(follow_symlinks=False) and not e.name.startswith("."):
+                                if bad_name(e.name):
+                                    if problems is not None:
+                                        problems.append(Problem(printable(f"{d}/{e.name}"), _BAD_NAME))
+                                    continue
                                 nxt.append(f"{d}/{e.name}")
                 except (FileNotFoundError, NotADirectoryError):
                     continue
@@ -127,7 +148,7 @@ def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], lis
     """The shelf files under ``root`` (or only in the leaf folders ``dirs``), and what was skipped."""
     files: list[FileInfo] = []
     problems: list[Problem] = []
-    for d in (dirs if dirs is not None else leaf_dirs(root)):
+    for d in (dirs if dirs is not None else leaf_dirs(root, problems)):
         suffix = SHELVES[shelf_of(d)][0]
         try:
             it = os.scandir(root / d)
@@ -139,6 +160,9 @@ def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], lis
                 if name.startswith(".") or not name.endswith(suffix):
                     continue
                 rel = f"{d}/{name}"
+                if bad_name(name):
+                    problems.append(Problem(printable(rel), _BAD_NAME))
+                    continue
                 if e.is_symlink():
                     problems.append(Problem(rel, "is a symlink; Aida reads only real files inside the brain, skipped"))
                     continue
@@ -207,6 +231,8 @@ def _knowledge_record(rel: str, data: bytes) -> Record:
         "source": f"knowledge:{stem}",
         "created": str(meta.get("created") or meta.get("date") or ""),
     }
+    if not parse_time(d["created"]):  # a page's free-form date ("spring 2025") is not a record time
+        d["created"] = ""
     if not isinstance(d["tags"], list):
         d["tags"] = [str(d["tags"])]
     d["tags"] = [str(t) for t in d["tags"]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from .shelves import SHELVES
+from .shelves import SHELVES, printable
 
 
 def brain_status(brain) -> dict:
@@ -24,5 +24,5 @@ def brain_status(brain) -> dict:
         "problems": [{"path": p.path, "problem": p.message} for p in report.problems],
         "last_scan": datetime.fromtimestamp(scanned, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if scanned else None,
         "rebuild_running": idx.rebuild_running(),
-        "uncommitted": brain.git.uncommitted(list(SHELVES) + ["archive", "wiki"]),
+        "uncommitted": [printable(p) for p in brain.git.uncommitted(list(SHELVES) + ["archive", "wiki"])],
     }

@@ -1,9 +1,11 @@
 """``aida brain sync``: one brain on several machines, through any git remote.
 
-A sync, under the brain's write lock: clear a stale ``.git/index.lock`` a crash left, commit what
-was changed by hand, ``git pull --rebase``, keep both versions of any record both machines
-changed, reseed the counters from the files, push (writers only), and let the catalog catch up
-incrementally (only what the pull changed is re-read, and only new text is embedded).
+A sync: under the brain's write lock, clear a stale ``.git/index.lock`` a crash left and commit what
+was changed by hand (not files lint refuses); then, without the lock and under deadlines, fetch;
+under the lock again, rebase onto what came, keeping both versions of any record both machines
+changed; push (writers only, without the lock); then reseed the counters from the files and let
+the catalog catch up incrementally (only what the pull changed is re-read, only new text embedded).
+A detached HEAD or the user's own rebase or merge in progress stops the sync before it writes.
 
 **Conflicts are never lost.** Records are merged as whole files (two rewrites of one record are
 two versions, not a line-by-line blend that neither machine wrote). When both sides changed a file
@@ -39,6 +41,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +49,7 @@ from typing import Any
 
 from .errors import BrainError, GitError, InvalidInput
 from .fsutil import atomic_write_bytes
+from .gitsync import last_line
 
 ROLES = ("writer", "reader")
 GENERATED = ("INDEX.md", "INDEX.shelf.md")
@@ -254,38 +258,45 @@ class SyncReport:
 
 
 def sync(brain, *, remote: str | None = None, push: bool = True, attempts: int = 3) -> SyncReport:
-    """Pull (rebase) then push; see the module docstring for what happens to conflicts."""
+    """Fetch, rebase, push; see the module docstring for what happens to conflicts.
+
+    The network part (ls-remote, fetch, push) runs without the brain's write lock and under
+    deadlines (``sync.timeout`` overall, ``sync.low_speed_time`` for http, ``sync.connect_timeout``
+    for ssh), so a remote that never answers stops the sync with one sentence and no write waits on it.
+    """
     cfg = brain.config
     role = machine_role(cfg)
     remote = remote or str(cfg.get("sync.remote", "origin"))
     git = brain.git
+    limit = _seconds(cfg, "sync.timeout", 300)
+    net = dict(deadline=time.monotonic() + limit, limit=limit, low_speed_time=_seconds(cfg, "sync.low_speed_time", 30),
+               connect_timeout=_seconds(cfg, "sync.connect_timeout", 15), what=f"The remote {remote!r}")
     with brain.lock():
         cleared = git.clear_stale_lock(wait=float(cfg.get("sync.lock_wait", 2.0)))
         _ensure_fsync(git)
         if remote not in git.run("remote").stdout.split():
             raise BrainError(f"The brain has no git remote named {remote!r}; add one with "
                              f"`git -C {brain.root} remote add {remote} URL` (any bare repository will do).")
-        branch = git.run("symbolic-ref", "--short", "HEAD").stdout.strip()
-        if _rebasing(brain.root):  # a sync that crashed mid-rebase: start over from the local commits
+        if _rebasing(brain.root) and _marker(brain).exists():  # a sync that crashed mid-rebase: start over
             git.run("rebase", "--abort", check=False)
-        committed = _commit_pending(git)
+        _marker(brain).unlink(missing_ok=True)
+        git.ensure_writable()
+        branch = git.branch()
+        committed = _commit_pending(brain)
         attrs = _attributes_args(brain)
         before = git.head()
-        conflicts: list[Conflict] = []
-        pushed = pulled = held = 0
-        regenerated = False
-        for attempt in range(max(1, attempts)):
-            upstream = None
-            if _remote_has(git, remote, branch):
-                proc = git.run(*attrs, "pull", "--rebase", "--no-autostash", "-q", remote, branch, check=False)
-                if proc.returncode != 0:
-                    if not _rebasing(brain.root):
-                        raise GitError(f"git pull from {remote} failed: {_last_line(proc)}; check the remote "
-                                       "and your network, then run `aida brain sync` again.")
-                    conflicts += _resolve(brain, attrs)
-                upstream = git.run("rev-parse", "FETCH_HEAD").stdout.strip()
+    conflicts: list[Conflict] = []
+    pushed = pulled = held = 0
+    regenerated = False
+    for attempt in range(max(1, attempts)):
+        upstream = _fetch(git, remote, branch, net)  # network: no lock held
+        with brain.lock():
+            git.ensure_writable()
+            if upstream:
+                conflicts += _rebase(brain, attrs, upstream)
                 conflicts += _revive_archived_edits(brain, before, upstream)
-                pulled = int(git.run("rev-list", "--count", f"{before}..{upstream}").stdout.strip() or 0)
+                if before:
+                    pulled = int(git.run("rev-list", "--count", f"{before}..{upstream}").stdout.strip() or 0)
             if role == "writer" and (pulled or any(c.path in GENERATED for c in conflicts)) \
                     and (brain.root / "INDEX.md").exists():
                 from .lifecycle.tier_index import regenerate
@@ -293,23 +304,75 @@ def sync(brain, *, remote: str | None = None, push: bool = True, attempts: int =
                 regenerated = bool(regenerate(brain).written) or regenerated
             span = f"{upstream}..HEAD" if upstream else "HEAD"
             ahead = int(git.run("rev-list", "--count", span).stdout.strip() or 0)
-            if role != "writer" or not push:
-                held = ahead
-                break
-            if not ahead:
-                break
-            proc = git.run("push", "-q", remote, f"HEAD:refs/heads/{branch}", check=False)
-            if proc.returncode == 0:
-                pushed = ahead
-                break
-            if attempt == attempts - 1:
-                raise GitError(f"git push to {remote} was refused: {_last_line(proc)}; run `aida brain sync` again.")
+            tip = git.head()
+        if role != "writer" or not push:
+            held = ahead
+            break
+        if not ahead:
+            break
+        proc = git.network("push", "-q", remote, f"{tip}:refs/heads/{branch}", **net)
+        if proc.returncode == 0:
+            pushed = ahead
+            break
+        if attempt == attempts - 1:
+            raise GitError(f"git push to {remote} was refused: {last_line(proc)}; run `aida brain sync` again.")
+    with brain.lock():
         next_numbers, dups = Counters(brain).after_pull()
         report, stats = brain.index.sync()
     return SyncReport(role=role, remote=remote, branch=branch, pulled=pulled, pushed=pushed,
                       committed_local_edits=committed, conflicts=tuple(conflicts), counters=next_numbers,
                       duplicates=dups, index=f"{report.summary()}; {stats.embedded} embedded"
                       + ("; INDEX.md regenerated" if regenerated else ""), lock_cleared=cleared, held_back=held)
+
+
+def _seconds(cfg, key: str, default: float) -> float:
+    try:
+        value = float(cfg.get(key, default))
+    except (TypeError, ValueError):
+        raise InvalidInput(f"{key} must be a number of seconds; set it with `aida config set {key} {default:g}`.") \
+            from None
+    if value <= 0:
+        raise InvalidInput(f"{key} must be more than 0 seconds; set it with `aida config set {key} {default:g}`.")
+    return value
+
+
+def _fetch(git, remote: str, branch: str, net: dict) -> str | None:
+    """The remote's tip of ``branch`` fetched here (None when the remote has no such branch yet)."""
+    proc = git.network("ls-remote", "--heads", remote, branch, **net)
+    if proc.returncode != 0:
+        raise GitError(f"The remote {remote!r} cannot be reached: {last_line(proc)}; check its URL with "
+                       "`git remote -v` and your network.")
+    if not proc.stdout.strip():
+        return None
+    proc = git.network("fetch", "-q", "--no-tags", remote, f"refs/heads/{branch}", **net)
+    if proc.returncode != 0:
+        raise GitError(f"git fetch from {remote} failed: {last_line(proc)}; check the remote "
+                       "and your network, then run `aida brain sync` again.")
+    return git.run("rev-parse", "FETCH_HEAD^{commit}").stdout.strip()
+
+
+def _marker(brain) -> Path:
+    """Present while a sync's own rebase runs: a rebase found with it is a crashed sync's, not the user's."""
+    return brain.state_dir / "sync-rebase"
+
+
+def _rebase(brain, attrs: list[str], upstream: str) -> list[Conflict]:
+    """Replay this machine's commits onto the fetched ``upstream`` (local only: no network)."""
+    git = brain.git
+    brain.state_dir.mkdir(exist_ok=True)
+    marker = _marker(brain)
+    atomic_write_bytes(marker, upstream.encode())
+    try:
+        proc = git.run(*attrs, "rebase", "--no-autostash", "-q", upstream, check=False)
+        if proc.returncode == 0:
+            return []
+        if not _rebasing(brain.root):
+            raise GitError(f"git rebase onto the remote's changes failed: {last_line(proc)}; commit or undo the "
+                           "changes it names, then run `aida brain sync` again.")
+        return _resolve(brain, attrs)
+    finally:
+        if not _rebasing(brain.root):
+            marker.unlink(missing_ok=True)
 
 
 def _ensure_fsync(git) -> None:
@@ -328,29 +391,19 @@ def _attributes_args(brain) -> list[str]:
     return ["-c", f"core.attributesFile={path}"]
 
 
-def _commit_pending(git) -> int:
-    pending = git.uncommitted(["."])
+def _commit_pending(brain) -> int:
+    """Commit what was changed by hand, except files lint refuses (symlinks, huge or broken files)."""
+    from .lint import commit_refusal
+
+    pending = [p for p in brain.git.uncommitted(["."]) if commit_refusal(brain.root, p) is None]
     if not pending:
         return 0
-    git.commit(pending, f"sync: record {len(pending)} file(s) changed outside Aida")
+    brain.git.commit(pending, f"sync: record {len(pending)} file(s) changed outside Aida")
     return len(pending)
-
-
-def _remote_has(git, remote: str, branch: str) -> bool:
-    proc = git.run("ls-remote", "--heads", remote, branch, check=False)
-    if proc.returncode != 0:
-        raise GitError(f"The remote {remote!r} cannot be reached: {_last_line(proc)}; check its URL with "
-                       "`git remote -v` and your network.")
-    return bool(proc.stdout.strip())
 
 
 def _rebasing(root: Path) -> bool:
     return (root / ".git" / "rebase-merge").exists() or (root / ".git" / "rebase-apply").exists()
-
-
-def _last_line(proc) -> str:
-    lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-    return lines[-1] if lines else f"exit {proc.returncode}"
 
 
 def _resolve(brain, attrs: list[str]) -> list[Conflict]:
@@ -370,7 +423,7 @@ def _resolve(brain, attrs: list[str]) -> list[Conflict]:
         proc = git.run(*attrs, "rebase", "--skip" if nothing and not _staged(git) else "--continue", check=False)
         if proc.returncode != 0 and _rebasing(brain.root) and not _unmerged(git):
             git.run("rebase", "--abort", check=False)
-            raise GitError(f"The rebase during sync could not continue: {_last_line(proc)}; the brain is back as it "
+            raise GitError(f"The rebase during sync could not continue: {last_line(proc)}; the brain is back as it "
                            "was before the sync, nothing is lost; run `aida brain sync` again or resolve by hand.")
     git.run("rebase", "--abort", check=False)
     raise GitError("The sync's rebase did not finish; it was undone and nothing is lost; resolve it by hand.")
@@ -464,7 +517,4 @@ def _name_status(git, span: str) -> set[tuple[str, str]]:
 
 
 def _write_blob(git, sha: str, target: Path) -> None:
-    import subprocess
-
-    data = subprocess.run(["git", "cat-file", "blob", sha], cwd=git.root, capture_output=True, check=True).stdout
-    atomic_write_bytes(target, data)
+    atomic_write_bytes(target, git.repo.odb.stream(bytes.fromhex(sha)).read())

@@ -89,6 +89,7 @@ def stop_at_write_moment(root: str, k: int) -> None:
 def write(root: str, prefix: str, count: int, batch: int = 1, stop_at: int = 0) -> None:
     brain = Brain.open(root)
     brain.embedder.embed(["warm up"])  # load the model before the parent starts its clock
+    brain.head()  # and the git layer (GitPython is imported on first use)
     if stop_at > 0:
         stop_at_write_moment(root, stop_at)
     print("ready", flush=True)

@@ -117,3 +117,107 @@ def test_write_text_refuses_a_symlinked_folder_leading_out(brain, tmp_path):
     with pytest.raises(InvalidInput):
         brain.write_text("harvest/out/claude.json", "{}", "nope")
     assert list(outside.iterdir()) == []
+
+
+# -- hostile names and values: every reader survives, lint names the file (escaped), index skips it once ------
+
+
+def _hostile_files(root):
+    mem = root / "memories" / "me"
+    mem.mkdir(parents=True, exist_ok=True)
+    raw = os.fsencode(mem)
+    with open(os.path.join(raw, b"caf\xe9-\xff.json"), "wb") as f:  # a name that is not UTF-8
+        f.write(json.dumps(dict(GOOD, key="bad-name", body="Invoices filed under a broken name.")).encode())
+    os.makedirs(os.path.join(os.fsencode(root / "memories"), b"\xfeprofile"))  # a folder name too
+    with open(os.path.join(os.fsencode(root / "memories"), b"\xfeprofile", b"x.json"), "wb") as f:
+        f.write(json.dumps(dict(GOOD, key="x", body="Invoices in a broken folder.")).encode())
+    big = "9" * 5000
+    (mem / "bigint.json").write_text(json.dumps(dict(GOOD, key="bigint")).replace('"tags": []', f'"confidence": {big}, "tags": []'))
+    (mem / "bigfield.json").write_text(json.dumps(dict(GOOD, key="bigfield"))[:-1] + f', "task": {big}}}')
+    (mem / "huge-float.json").write_text(json.dumps(dict(GOOD, key="huge-float"))[:-1] + ', "confidence": 1e400}')
+    (mem / "year-9999.json").write_text(json.dumps(dict(GOOD, key="year-9999", created="9999-99-99T99:99:99Z")))
+    (mem / "year-0.json").write_text(json.dumps(dict(GOOD, key="year-0", created="0001-01-01T00:00:00+01:00")))
+    (mem / "expires.json").write_text(json.dumps(dict(GOOD, key="expires", expires="someday")))
+    return {"memories/me/caf\\xe9-\\xff.json": "not valid UTF-8", "memories/\\xfeprofile": "not valid UTF-8",
+            "memories/me/bigint.json": "too long", "memories/me/bigfield.json": "too long",
+            "memories/me/huge-float.json": "confidence", "memories/me/year-9999.json": "created",
+            "memories/me/year-0.json": "created", "memories/me/expires.json": "expires"}
+
+
+def test_hostile_names_and_values_break_no_reader(brain):
+    from brain_core.lifecycle.maintain import maintain
+    from brain_core.status import brain_status
+
+    brain.remember(GOOD["body"], key="good")
+    bad = _hostile_files(brain.root)
+    report, _ = brain.index.sync()
+    skipped = {p.path: p.message for p in report.problems}
+    for path, why in bad.items():
+        assert why in skipped[path], (path, skipped)
+    assert [h.record.key for h in brain.recall("invoices", k=10)] == ["good"]
+    problems = {p.path: p.message for p in lint(brain)}
+    for path, why in bad.items():
+        assert why in problems[path], (path, problems)
+    for p in problems:
+        p.encode("utf-8")  # every reported path can be printed and stored
+    status = brain_status(brain)
+    json.dumps(status, ensure_ascii=False).encode("utf-8")
+    assert "memories/me/caf\\xe9-\\xff.json" in status["uncommitted"]
+    done = maintain(brain)
+    assert done.scored == 1 and not done.archived
+
+
+def test_hostile_files_through_the_cli_and_the_mcp_recall_tool(brain):
+    import anyio
+
+    from test_mcp import _payload, _session
+
+    brain.remember(GOOD["body"], key="good")
+    bad = _hostile_files(brain.root)
+    env = dict(os.environ, AIDA_BRAIN=str(brain.root))
+
+    def run(*args):
+        proc = subprocess.run([sys.executable, "-m", "brain_core", *args], capture_output=True, text=True, env=env,
+                              errors="backslashreplace")
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc
+
+    idx = run("brain", "index")
+    assert idx.returncode == 0
+    warnings = [line for line in idx.stderr.splitlines() if line.startswith("aida: warning:")]
+    assert len(warnings) == len(bad)  # one warning per bad file
+    assert any("caf\\xe9-\\xff.json" in w for w in warnings)
+    linted = run("brain", "lint", "--json")
+    assert linted.returncode == 1
+    assert set(bad) <= {p["path"] for p in json.loads(linted.stdout)}
+    rec = run("brain", "recall", "--json", "invoices")
+    assert rec.returncode == 0 and [h["key"] for h in json.loads(rec.stdout)] == ["good"]
+    status = run("brain", "status")
+    assert status.returncode == 0 and f"Skipped files: {len(bad)}" in status.stdout
+    as_json = run("brain", "status", "--json")
+    assert as_json.returncode == 0
+    assert "memories/me/caf\\xe9-\\xff.json" in {p["path"] for p in json.loads(as_json.stdout)["problems"]}
+    assert run("brain", "maintain").returncode == 0
+    brain.close()
+
+    async def body(session):
+        return _payload(await session.call_tool("recall", {"query": "invoices", "k": 5}))
+
+    hits = anyio.run(_session, brain.root, body)
+    assert [h["key"] for h in hits] == ["good"]
+
+
+def test_recall_warns_once_about_bad_files_that_arrive_and_answers(brain):
+    brain.remember(GOOD["body"], key="good")
+    bad = _hostile_files(brain.root)
+    env = dict(os.environ, AIDA_BRAIN=str(brain.root))
+    runs = [subprocess.run([sys.executable, "-m", "brain_core", "brain", "recall", "--json", "invoices"],
+                           capture_output=True, text=True, env=env, errors="backslashreplace") for _ in range(2)]
+    for proc in runs:
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr
+        assert [h["key"] for h in json.loads(proc.stdout)] == ["good"]
+    first = [line for line in runs[0].stderr.splitlines() if line.startswith("aida: warning:")]
+    for path in bad:
+        if path.endswith(".json"):  # files; the broken folder is lint's to name
+            assert sum(path in line for line in first) == 1, (path, first)
+    assert "warning" not in runs[1].stderr

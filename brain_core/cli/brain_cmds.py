@@ -137,27 +137,37 @@ def cmd_index(args, ctx) -> int:
             return 0
         print(f"Rebuilt: {stats.written} records ({stats.embedded} embedded, {stats.reused} vectors reused) "
               f"in {time.perf_counter() - t0:.1f} s")
-        for p in idx.counts()["problems"]:
+        problems = idx.counts()["problems"]
+        for p in problems:
             print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
     else:
         report, stats = idx.sync(progress=_progress if sys.stderr.isatty() else None)
         if idx.swept_tmp:
             print(f"aida: removed {idx.swept_tmp} temp file(s) left by interrupted writes", file=sys.stderr)
-        for p in report.problems:
+        problems = report.problems
+        for p in problems:
             print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
         print(f"Index: {report.summary()}; {stats.embedded} embedded, {stats.reused} reused "
               f"({time.perf_counter() - t0:.2f} s)")
-    committed = _commit_hand_edits(brain)
+    committed = _commit_hand_edits(brain, {p.path for p in problems})
     if committed:
         print(f"Committed {committed} hand-edited file(s) to the brain's history.")
     return 0
 
 
-def _commit_hand_edits(brain) -> int:
-    from ..shelves import SHELVES
+def _commit_hand_edits(brain, warned: set[str] = frozenset()) -> int:
+    """Commit files changed by hand on the shelves, except those lint refuses (each named once)."""
+    from ..lint import commit_refusal
+    from ..shelves import SHELVES, on_shelf, printable
 
     with brain.lock():
-        pending = brain.git.uncommitted(list(SHELVES) + ["archive", "wiki"])
+        pending = []
+        for p in brain.git.uncommitted(list(SHELVES) + ["archive", "wiki"]):
+            why = commit_refusal(brain.root, p)
+            if why is None:
+                pending.append(p)
+            elif printable(p) not in warned and not on_shelf(p):  # shelf files: the index's warning, lint
+                print(f"aida: warning: {printable(p)} {why}, so it is not committed", file=sys.stderr)
         if pending:
             brain.git.commit(pending, f"index: record {len(pending)} file(s) changed outside Aida")
     return len(pending)

@@ -1,7 +1,7 @@
 """``aida brain recall --as-of DATE``: recall from the brain as it was at a date.
 
-The brain's history is git's: the last commit at or before the date (a bare date means the end of
-that day, UTC) is unpacked with ``git archive`` into ``.aida/asof/<commit>/`` and given a catalog
+The brain's history is git's, read through GitPython: the last commit at or before the date (a bare
+date means the end of that day, UTC) is unpacked with ``git archive`` into ``.aida/asof/<commit>/`` and given a catalog
 of its own. Its vectors are taken from the live catalog by text checksum wherever the text is
 unchanged, so only text that has since changed is embedded again. Decay is computed as of that
 date, and nothing there counts as a use. Snapshots are cached per commit (the newest
@@ -36,13 +36,17 @@ def parse_as_of(text: str) -> datetime:
 
 
 def commit_at(brain, when: datetime) -> str:
+    """The last commit at or before ``when`` on HEAD's history (read through GitPython)."""
     stamp = when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    sha = brain.git.run("rev-list", "-1", f"--before={stamp}", "HEAD", check=False).stdout.strip()
-    if not sha:
-        first = brain.git.run("log", "--reverse", "--format=%cI", check=False).stdout.split()
-        since = f" (its history starts {first[0][:10]})" if first else ""
+    repo = brain.git.repo
+    if brain.git.head() is None:
+        raise BrainError("The brain has no history yet; remember something first.")
+    found = next(repo.iter_commits("HEAD", max_count=1, before=stamp), None)
+    if found is None:
+        roots = [repo.commit(sha) for sha in repo.git.rev_list("--max-parents=0", "HEAD").split()]
+        since = f" (its history starts {min(c.committed_datetime for c in roots).isoformat()[:10]})" if roots else ""
         raise BrainError(f"The brain has no history at or before {stamp}{since}; choose a later date.")
-    return sha
+    return found.hexsha
 
 
 def snapshot(brain, sha: str) -> Path:
@@ -56,25 +60,23 @@ def snapshot(brain, sha: str) -> Path:
         tmp = base / f".{sha}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        import subprocess
+        # streamed through GitPython's wrapper: a large brain's history never sits in memory as one tar
+        from ..gitsync import _gitpython
 
-        # streamed: a large brain's history never sits in memory as one tar
-        import tempfile
-
-        with tempfile.TemporaryFile() as errors:
-            proc = subprocess.Popen(["git", "archive", "--format=tar", sha], cwd=brain.root,
-                                    stdout=subprocess.PIPE, stderr=errors)
-            problem = None
-            try:
-                with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-                    tar.extractall(tmp, filter="data")
-            except tarfile.TarError as e:
-                problem = f"the archive could not be unpacked: {e}"
-            if proc.wait() != 0 or problem:
-                errors.seek(0)
-                problem = errors.read().decode(errors="replace").strip()[:200] or problem
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise BrainError(f"git archive of {sha[:10]} failed ({problem}); check the brain with `git fsck`.")
+        proc = brain.git.repo.git.archive("--format=tar", sha, as_process=True)
+        problem = None
+        try:
+            with tarfile.open(fileobj=proc.proc.stdout, mode="r|") as tar:
+                tar.extractall(tmp, filter="data")
+        except tarfile.TarError as e:
+            problem = f"the archive could not be unpacked: {e}"
+        try:
+            proc.wait()
+        except _gitpython().GitCommandError as e:
+            problem = (e.stderr or "").strip().replace("stderr: ", "", 1).strip("'")[:200] or problem or "git failed"
+        if problem:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise BrainError(f"git archive of {sha[:10]} failed ({problem}); check the brain with `git fsck`.")
         idx = _index(brain, tmp)
         idx.rebuild(reuse_from=brain.index.path, quiet=True)
         idx.close()
