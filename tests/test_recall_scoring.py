@@ -69,3 +69,18 @@ def test_a_lone_vector_match_gets_the_full_vector_weight(brain):
     p = RecallParams.from_config(brain.config)
     assert ex["fused"] == pytest.approx(p.vector_weight)
     assert hits[0].score == pytest.approx(p.vector_weight * ex["decay"], rel=1e-3)
+
+
+@pytest.mark.parametrize("query, k, message", [(None, 5, "The query must be text."), (b"bytes", 5, "The query must be text."),
+                                               ("deploys", 0, "-k must be at least 1."),
+                                               ("deploys", -3, "-k must be at least 1.")])
+def test_recall_now_and_as_of_refuse_the_same_bad_arguments_alike(brain, query, k, message):
+    from brain_core.errors import InvalidInput
+    from brain_core.lifecycle.asof import recall_at
+
+    brain.remember("Deploys happen on Tuesdays.", key="deploy-day")
+    for call in (lambda: brain.recall(query, k=k), lambda: recall_at(brain, "2999-01-01", query, k=k)):
+        with pytest.raises(InvalidInput) as e:
+            call()
+        assert str(e.value) == message
+    assert not (brain.state_dir / "asof").exists()  # refused before any snapshot was built
