@@ -52,9 +52,11 @@ BUGS = {
 
 
 def run_tests(pythonpath: Path, tests: list[str]) -> int:
+    # run from the copy: `python -m` puts the working folder first on sys.path
     env = {**os.environ, "PYTHONPATH": str(pythonpath), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
-                          cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           f"--rootdir={ROOT}", *[str(ROOT / t) for t in tests]],
+                          cwd=pythonpath, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
 
 
 def main(names: list[str]) -> int:
