@@ -38,15 +38,16 @@ PY = sys.executable
 
 # (name, source file, relevant test files), most important first.
 MODULES = [
-    ("redact", "brain_core/redact.py", ["tests/test_redact.py"]),
-    ("records", "brain_core/records.py", ["tests/test_records.py", "tests/test_brain_core.py"]),
-    ("fsutil", "brain_core/fsutil.py", ["tests/test_fsutil.py", "tests/test_brain_core.py"]),
+    ("redact", "brain_core/redact.py", ["tests/test_redact.py", "tests/test_redact_boundaries.py"]),
+    ("records", "brain_core/records.py", ["tests/test_records.py"]),
+    ("fsutil", "brain_core/fsutil.py", ["tests/test_fsutil.py"]),
     ("router", "brain_core/router.py", ["tests/test_router.py"]),
     ("router-yaml", "brain_core/defaults/router.yaml", ["tests/test_router.py"]),
-    ("brain", "brain_core/brain.py", ["tests/test_brain_core.py", "tests/test_bad_input.py"]),
+    ("brain", "brain_core/brain.py", ["tests/test_brain_writes.py", "tests/test_bad_input.py"]),
     ("watermark", "brain_core/harvest/watermark.py", ["tests/test_harvest_watermark.py"]),
     ("glossary", "brain_core/voice/glossary.py", ["tests/test_glossary.py"]),
-    ("recall", "brain_core/recall.py", ["tests/test_brain_core.py", "tests/test_recall_tuning.py"]),
+    ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
+                                        "tests/test_recall_tuning.py"]),
     ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py"]),
 ]
 # Tests that take many seconds each and reach nearly every function: they would dominate the run
@@ -85,7 +86,26 @@ def prepare(name: str, source: str, tests: list[str]) -> Path:
         "\n[tool.pytest.ini_options]\n"
         'testpaths = ["tests"]\n'
         'markers = ["slow: slow", "gui: needs Qt"]\n', encoding="utf-8")
+    if os.environ.get("MUTATE_RERUN_SURVIVORS") == "1":
+        _keep_verdicts(work, tests)
     return work
+
+
+def _keep_verdicts(work: Path, tests: list[str]) -> None:
+    """Tests were added since the last run: mutmut would take the longer list of test files for a
+    new setup and test every mutant again. A killed mutant stays killed when tests are added, so
+    the stored fingerprint of the test selection is brought up to date; mutmut then collects the
+    new tests' coverage and the survivors are tested again by name."""
+    import hashlib
+
+    stats = work / "mutants" / "mutmut-stats.json"
+    if not stats.exists():
+        return
+    data = json.loads(stats.read_text(encoding="utf-8"))
+    fp = data.get("config_fingerprint") or {}
+    fp["test_selection"] = hashlib.sha256(repr(tuple(tests)).encode()).hexdigest()[:12]
+    data["config_fingerprint"] = fp
+    stats.write_text(json.dumps(data), encoding="utf-8")
 
 
 def run_mutmut(work: Path, deadline: float, jobs: int, names: list[str] | None = None) -> int:
@@ -202,11 +222,11 @@ def main(argv: list[str]) -> int:
             res = run_yaml(work, source, tests, deadline, equivalent)
         else:
             names = None
-            if rerun:
-                names = [k for k, s in results(work, source).items() if s == "survived"]
+            before = results(work, source)
+            if rerun and before:
+                names = [k for k, s in before.items() if s in ("survived", "not checked")]
                 if not names:
-                    res = results(work, source)
-                    report.append({**summarise(name, res, equivalent), "minutes": 0.0})
+                    report.append({**summarise(name, before, equivalent), "minutes": 0.0})
                     continue
             run_mutmut(work, deadline, jobs, names)
             res = results(work, source)
