@@ -101,6 +101,18 @@ CASES = [
     ("aws path org/pipermail/p2p-hackers/2001-Septemb", "aws path org/pipermail/p2p-hackers/2001-Septemb"),
     # the entropy rule: paths and identifiers are not secrets, random strings are
     ("see Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJD--", f"see {M('high-entropy')}"),
+    ("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi", M("high-entropy")),  # 32 characters: long enough
+    ("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGF", "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGF"),  # 31: too short
+    ("XXm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi", M("high-entropy")),
+    ("--Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MG--", "--Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MG--"),  # 30 once the dashes go
+    ("hex 0123456789abcdef0123456789abcdef0 and Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi",
+     f"hex 0123456789abcdef0123456789abcdef0 and {M('high-entropy')}"),
+    ("0123456789abcdefABCDEF0123456789abcdef", "0123456789abcdefABCDEF0123456789abcdef"),  # hex, any case
+    ("A1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7", M("high-entropy")),  # no underscore: not an identifier
+    ("Ab12_cd34_Ef56_gh78_Ij90_kl12_Mn34_op56", "Ab12_cd34_Ef56_gh78_Ij90_kl12_Mn34_op56"),  # snake_case parts
+    ("AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEf1", "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEf1"),  # under 40: two digits needed
+    ("AbCdEfGhIjKlMnOpQrStUvWxYzAbCdE12", M("high-entropy")),
+    ("AbCd1234EfGh5678AbCd1234EfGh5678", M("high-entropy")),  # entropy exactly 4.0 bits: enough
     ("at home/dev/acme-billing/src/webhooks/stripe_handler_v2/Retry2Backoff.py",
      "at home/dev/acme-billing/src/webhooks/stripe_handler_v2/Retry2Backoff.py"),
 ]
