@@ -99,6 +99,33 @@ CASES = [
     ("aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", f"aws {M('aws-secret')}"),
     ("aws key 0123456789abcdef0123456789abcdef01234567", "aws key 0123456789abcdef0123456789abcdef01234567"),
     ("aws path org/pipermail/p2p-hackers/2001-Septemb", "aws path org/pipermail/p2p-hackers/2001-Septemb"),
+    # the name before the keyword decides env-style: walked back over name characters, at most 60
+    ("aDB_PASSWORD=/run/pr0d", "aDB_PASSWORD=/run/pr0d"),
+    ("a DB_PASSWORD=/run/pr0d", f"a DB_PASSWORD={A}"),
+    ("my.DB_PASSWORD=/run/pr0d", "my.DB_PASSWORD=/run/pr0d"),
+    ("some words come before it, then aDB_PASSWORD=/run/pr0d", "some words come before it, then aDB_PASSWORD=/run/pr0d"),
+    ("a" + "B" * 59 + "_PASSWORD=/run/pr0d", "a" + "B" * 59 + f"_PASSWORD={A}"),
+    ("a" + "B" * 58 + "_PASSWORD=/run/pr0d", "a" + "B" * 58 + "_PASSWORD=/run/pr0d"),
+    # an unquoted value followed by ( is a call; followed by a space it is a value
+    ("token = a1b2c3d4e5(x)", "token = a1b2c3d4e5(x)"),
+    ("secret = a1b2c3 here", f"secret = {A} here"),
+    # CLI flags: quoted, or not a variable, is a literal
+    ('mysql --password "$1234567890ab" db', f'mysql --password "{A}" db'),
+    ("mysql --password=hunterhunter db", f"mysql --password={A} db"),
+    ("mysql --password=$1abcdefgh db", "mysql --password=$1abcdefgh db"),
+    # Basic takes base64 from 16 characters, Bearer any token characters from 20
+    ("Authorization: Basic dXNlcjpwYXNzd29y", f"Authorization: Basic {M('bearer-token')}"),
+    ("Authorization: Bearer abc.DEF-123_456~ghi/JKL", f"Authorization: Bearer {M('bearer-token')}"),
+    ("xbearer abcDEF123456ghiJKL789012mnoPQR and Bearer abcDEF123456ghiJKL789012mnoPQR",
+     f"xbearer abcDEF123456ghiJKL789012mnoPQR and Bearer {M('bearer-token')}"),
+    # AWS: a hex string is no secret; a failed candidate does not stop the search; the window is 120
+    ("aws 0123456789abcdefABCDEF0123456789abcdef01", "aws 0123456789abcdefABCDEF0123456789abcdef01"),
+    ("aws 0123456789abcdef0123456789abcdef01234567 wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     f"aws 0123456789abcdef0123456789abcdef01234567 {M('aws-secret')}"),
+    ("aws " + "x" * 116 + " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "aws " + "x" * 116 + f" {M('high-entropy')}"),
+    ("aws " + "x" * 115 + " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "aws " + "x" * 115 + f" {M('aws-secret')}"),
     # the entropy rule: paths and identifiers are not secrets, random strings are
     ("see Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJD--", f"see {M('high-entropy')}"),
     ("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi", M("high-entropy")),  # 32 characters: long enough
