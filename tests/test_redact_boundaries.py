@@ -113,6 +113,8 @@ CASES = [
     ('mysql --password "$1234567890ab" db', f'mysql --password "{A}" db'),
     ("mysql --password=hunterhunter db", f"mysql --password={A} db"),
     ("mysql --password=$1abcdefgh db", "mysql --password=$1abcdefgh db"),
+    ('mysql --password "${DB_PASS?unset}" db', 'mysql --password "${DB_PASS?unset}" db'),
+    ('mysql --password "$(cat /run/secrets/db)" db', 'mysql --password "$(cat /run/secrets/db)" db'),
     # Basic takes base64 from 16 characters, Bearer any token characters from 20
     ("Authorization: Basic dXNlcjpwYXNzd29y", f"Authorization: Basic {M('bearer-token')}"),
     ("Authorization: Bearer abc.DEF-123_456~ghi/JKL", f"Authorization: Bearer {M('bearer-token')}"),
