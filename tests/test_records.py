@@ -48,9 +48,9 @@ def test_parse_time(value, expected):
 
 
 def test_new_id_is_time_ordered_and_unique():
-    when = datetime(2026, 8, 22, 19, 44, 2, 117999, tzinfo=timezone.utc)
+    when = datetime(2026, 8, 22, 19, 44, 2, 500999, tzinfo=timezone.utc)
     a, b = new_id(when), new_id(when)
-    assert a[:19] == b[:19] == "20260822-194402117-" and a != b
+    assert a[:19] == b[:19] == "20260822-194402500-" and a != b
     assert ID_RE.match(a) and ID_RE.match(new_id())
 
 
@@ -130,7 +130,16 @@ def test_malformed_records_say_what_is_wrong(change, message):
         data = {k: v for k, v in data.items() if not (k in change and change[k] is None and k in GOOD)}
     with pytest.raises(MalformedRecord) as e:
         Record.from_dict(data, "memories/me/x.json")
-    assert message in str(e.value) and "memories/me/x.json" in str(e.value)
+    if "kebab-case" in message or "simple name" in message:
+        assert str(e.value) == f"memories/me/x.json: {message}"
+    else:
+        assert (e.value.path, e.value.reason) == ("memories/me/x.json", message)
+
+
+def test_a_record_without_a_path_is_named_as_such():
+    with pytest.raises(MalformedRecord) as e:
+        Record.from_dict([])
+    assert str(e.value) == "<record>: not a JSON object"
 
 
 def test_edge_values_that_are_allowed():
@@ -139,12 +148,13 @@ def test_edge_values_that_are_allowed():
     assert Record.from_dict({**GOOD, "key": "9-lives", "profile": "team_a-1"}).profile == "team_a-1"
 
 
-@pytest.mark.parametrize("data, message", [(b"\xff\xfe", "not UTF-8 text"), (b"{", "invalid JSON"),
-                                           (b"[" * 100_000, "invalid JSON")])
+@pytest.mark.parametrize("data, message", [
+    (b"\xff\xfe", "not UTF-8 text"), (b"{", "invalid JSON (Expecting property name enclosed in double quotes)"),
+    (b"[" * 100_000, "invalid JSON (too deeply nested)"), (b"[]", "not a JSON object")])
 def test_unreadable_bytes(data, message):
     with pytest.raises(MalformedRecord) as e:
         Record.from_bytes(data, "memories/me/x.json")
-    assert message in str(e.value)
+    assert str(e.value) == f"memories/me/x.json: {message}"
 
 
 def test_validate_new_cleans_and_refuses():
@@ -169,5 +179,22 @@ def test_validate_new_cleans_and_refuses():
     ]:
         with pytest.raises(InvalidInput) as e:
             validate_new(*args)
-        assert message in str(e.value), (args, str(e.value))
+        assert str(e.value) == message or (message.startswith("is not") and message in str(e.value)), str(e.value)
     assert re.fullmatch(r"[a-z0-9-]+", validate_new("Über Straße", "fact", None, "me")[2])
+
+
+def test_times_are_utc_whatever_the_machine_s_zone(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert parse_time("2026-08-22T19:44:02") == datetime(2026, 8, 22, 19, 44, 2, tzinfo=timezone.utc)
+        assert parse_time("2026-08-22T19:44:02Z").utcoffset().total_seconds() == 0
+        before = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
+        made = new_id()[:13]
+        after = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
+        assert made in (before, after)  # the id's clock is UTC, not New York's
+    finally:
+        monkeypatch.undo()
+        time.tzset()
