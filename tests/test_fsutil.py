@@ -69,7 +69,7 @@ def test_temp_names():
     assert not is_tmp("x.json.tmp-12-abcdef") and not is_tmp(".x.json") and not is_tmp("x.json")
 
 
-@pytest.mark.parametrize("rel", ["memories/me/x.json", "a/../b.json", "knowledge/page.md", "x"])
+@pytest.mark.parametrize("rel", ["memories/me/x.json", "a/../b.json", "knowledge/page.md", "x", "a/..x", "..x"])
 def test_contained_accepts_paths_inside(tmp_path, rel):
     assert contained(tmp_path, rel) == tmp_path.resolve() / rel
 
@@ -79,6 +79,9 @@ def test_contained_accepts_paths_inside(tmp_path, rel):
     ("/etc/passwd", "The absolute path '/etc/passwd' was refused; paths in a brain are relative."),
     ("\\windows", "The absolute path '\\\\windows' was refused; paths in a brain are relative."),
     ("C:x", "The absolute path 'C:x' was refused; paths in a brain are relative."),
+    ("C:", "The absolute path 'C:' was refused; paths in a brain are relative."),
+    ("a/b/..", "The path 'a/b/..' names a folder, not a file in the brain; give a file's path."),
+    ("a\\b\\..", "The path 'a\\\\b\\\\..' names a folder, not a file in the brain; give a file's path."),
     ("../x", "The path '../x' leads outside the brain and was refused."),
     ("a/../../x", "The path 'a/../../x' leads outside the brain and was refused."),
     ("", "The path '' names a folder, not a file in the brain; give a file's path."),
