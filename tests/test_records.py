@@ -48,9 +48,9 @@ def test_parse_time(value, expected):
 
 
 def test_new_id_is_time_ordered_and_unique():
-    when = datetime(2026, 8, 22, 19, 44, 2, 500999, tzinfo=timezone.utc)
+    when = datetime(2026, 8, 22, 19, 44, 2, 1000, tzinfo=timezone.utc)
     a, b = new_id(when), new_id(when)
-    assert a[:19] == b[:19] == "20260822-194402500-" and a != b
+    assert a[:19] == b[:19] == "20260822-194402001-" and a != b
     assert ID_RE.match(a) and ID_RE.match(new_id())
 
 
@@ -198,3 +198,13 @@ def test_times_are_utc_whatever_the_machine_s_zone(monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_now_is_utc_to_the_second():
+    from brain_core.records import now_iso
+
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    stamp = now_iso()
+    after = datetime.now(timezone.utc)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
+    assert before <= parse_time(stamp) <= after
