@@ -14,7 +14,7 @@ APT_PACKAGES := git libportaudio2 xvfb trayer x11-utils espeak-ng sox \
 	libxcb-cursor0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3 \
 	libglib2.0-0
 
-.PHONY: run test test-fast install system-deps gpu bench package demo clean
+.PHONY: run test test-fast install system-deps gpu bench package demo clean mutate
 
 run: install
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
@@ -29,6 +29,11 @@ test: install
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"
+
+# Mutation testing of the core (mutmut; see docs/MUTATION.md): not part of `make test`. One worker at the
+# lowest priority, about 45 minutes in all; MUTATE_BUDGET_S, MUTATE_JOBS and module names narrow it.
+mutate: install
+	nice -n 19 $(PY) tools/mutate.py $(MODULES)
 
 install: system-deps $(STAMP)
 

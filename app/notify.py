@@ -138,6 +138,11 @@ class EventFollower(QObject):
         if self._pending:
             self._settle.start()  # restart: wait for the rest of the burst
 
+    def drained(self) -> bool:
+        """Whether everything appended so far has been read and handed on (no burst waits to settle)."""
+        self.check()
+        return not self._pending and not self._settle.isActive()
+
     @Slot()
     def _flush(self) -> None:
         batch, self._pending = self._pending, []

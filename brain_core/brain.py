@@ -313,10 +313,9 @@ class Brain:
         already has its vector (ask embeds a question once for recall and lessons)."""
         from .recall import RecallParams, recall
 
-        if not isinstance(query, str):
-            raise InvalidInput("The query must be text.")
-        if k < 1:
-            raise InvalidInput("-k must be at least 1.")
+        from .recall import check_query
+
+        check_query(query, k)
         if catch_up:
             self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
         params = RecallParams.from_config(self.config)
@@ -336,16 +335,10 @@ class Brain:
 
     def records(self, shelves=("memories", "events")) -> Iterator[tuple[str, Record]]:
         """Every readable record on the given shelves, straight from the files (bad ones skipped)."""
-        from .shelves import walk, load_doc
+        from .shelves import read_docs
 
-        files, _ = walk(self.root)
-        for f in files:
-            if f.path.split("/", 1)[0] not in shelves:
-                continue
-            try:
-                yield f.path, load_doc(f.path, (self.root / f.path).read_bytes(), f.size, f.mtime_ns).record
-            except (MalformedRecord, OSError):
-                continue
+        for doc in read_docs(self.root, shelves):
+            yield doc.path, doc.record
 
     def head(self) -> str | None:
         return self.git.head()

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BrainError
+from .errors import BrainError, InvalidInput
 from .records import Record
 from .when import find_dates
 
@@ -399,3 +399,9 @@ def _hit(d: dict, score: float, explain: dict | None, now: float) -> Hit:
     return Hit(record=rec, path=d["path"], score=score, explain=explain, stale=stale)
 
 
+def check_query(query: Any, k: Any) -> None:
+    """What every recall (live or ``--as-of``) refuses before it looks: a query that is not text, a k below 1."""
+    if not isinstance(query, str):
+        raise InvalidInput("The query must be text.")
+    if k < 1:
+        raise InvalidInput("-k must be at least 1.")

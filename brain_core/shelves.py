@@ -184,6 +184,19 @@ def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], lis
     return files, problems
 
 
+def read_docs(root: Path, shelves) -> Iterator[Doc]:
+    """Every readable file on ``shelves``, straight from the files, in walk order; a file that
+    cannot be read or parsed is skipped (lint reports it, the catalog leaves it out)."""
+    files, _ = walk(root)
+    for f in files:
+        if f.path.split("/", 1)[0] not in shelves:
+            continue
+        try:
+            yield load_doc(f.path, (root / f.path).read_bytes(), f.size, f.mtime_ns)
+        except (MalformedRecord, OSError):
+            continue
+
+
 def load_doc(rel: str, data: bytes, size: int, mtime_ns: int) -> Doc:
     shelf = shelf_of(rel)
     if shelf is None:

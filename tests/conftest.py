@@ -46,3 +46,32 @@ def brain(tmp_path, embedder):
 @pytest.fixture
 def shared_dir() -> Path:
     return SHARED
+
+
+@pytest.fixture
+def refused_port():
+    """A 127.0.0.1 port where a connection is refused: bound for the test's length (so nothing else can
+    take it) but never listening. Tests that need "nothing answers there" use it, not a fixed port."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        sock.close()
+
+
+def _hypothesis_database_outside_the_repo() -> None:
+    """Hypothesis keeps failing examples between runs: in the temp folder, never in the checkout."""
+    import tempfile
+
+    from hypothesis import settings
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    settings.register_profile("aida", database=DirectoryBasedExampleDatabase(
+        os.path.join(tempfile.gettempdir(), "aida-hypothesis")))
+    settings.load_profile("aida")
+
+
+_hypothesis_database_outside_the_repo()

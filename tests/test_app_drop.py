@@ -80,7 +80,7 @@ def test_dropping_a_recording_harvests_the_meeting_and_notifies(qtbot, app, fill
 
     # One notification says how many memories the meeting gave; the per-record ones are folded in.
     qtbot.waitUntil(lambda: any(n.title == "Meeting harvested" for n in shown), timeout=3000)
-    qtbot.wait(1200)  # longer than the follower's settle time: a duplicate would have shown by now
+    qtbot.waitUntil(aida.follower.drained, timeout=10000)  # every event line read and handed on: no duplicate to come
     titles = [n.title for n in shown]
     assert titles == ["Meeting harvested"], titles
     assert written in shown[0].message

@@ -65,13 +65,37 @@ def test_popup_and_ptt_reach_the_running_instance(qtbot, running, service):
     qtbot.waitUntil(lambda: app.popup.results.count() > 0, timeout=20000)
     assert app.popup.current_card().hit.record.key == "webhook-retry-policy"
 
+
+
+WAV = os.path.join(os.path.dirname(__file__), "fixtures", "audio", "ask_recall.wav")
+
+
+def _ptt(qtbot, running, service, source):
+    """`aida ptt` from another process, with the tray's audio source fixed by the test."""
+    from brain_core.voice.capture import WavFileSource
+
+    app, commands = running
+    service._audio_source = WavFileSource(source)
     failed = []
-    service.failed.connect(lambda what, msg: failed.append(what))
+    service.failed.connect(lambda what, msg: failed.append((what, msg)))
     code, _, err = finish(qtbot, aida("ptt"))
     assert code == 0, err
     assert commands[-1] == ("ptt", "")
-    # There is no microphone in a test run: the toggle reached the service, which says so.
-    qtbot.waitUntil(lambda: bool(failed) or service.recording, timeout=5000)
+    return failed
+
+
+def test_ptt_reaches_the_running_instance_and_starts_listening(qtbot, running, service):
+    failed = _ptt(qtbot, running, service, WAV)  # a source that works, as a microphone would
+    qtbot.waitUntil(lambda: service.recording, timeout=5000)
+    assert failed == []
+
+
+def test_ptt_without_a_microphone_says_why_and_does_not_listen(qtbot, running, service):
+    missing = os.path.join(os.path.dirname(__file__), "no-such-microphone.wav")
+    failed = _ptt(qtbot, running, service, missing)  # a source that cannot start, as without a microphone
+    qtbot.waitUntil(lambda: bool(failed), timeout=5000)
+    assert failed == [("listening", f"The audio file {missing} does not exist; check the path.")]
+    assert not service.recording
 
 
 def test_commands_without_a_running_instance_say_how_to_start_it(qtbot, filled):

@@ -46,8 +46,7 @@ def test_follower_reads_appends_only_whole_lines_and_restarts_after_truncation(q
                        "type": "fact", "first_line": "new", "source": "", "at": ""})
     with open(f, "a") as out:
         out.write("not json\n" + line[:20])  # a writer mid-line
-    follower.check()
-    qtbot.wait(120)
+    assert follower.drained()  # all read: the torn line waits for its end, "not json" is no event
     assert got == []
     with open(f, "a") as out:
         out.write(line[20:] + "\n" + json.dumps({"event": "something-else"}) + "\n")
@@ -79,7 +78,7 @@ def test_new_memories_written_by_the_brain_are_notified_grouped_and_open_on_clic
     filled.remember("Meetings end five minutes early.", key="meeting-length", profile="me")
     filled.remember("A thumbs-down question", type="lesson")  # the user's own feedback: not announced
     qtbot.waitUntil(lambda: len(shown) == 2, timeout=5000)
-    qtbot.wait(400)
+    qtbot.waitUntil(follower.drained, timeout=5000)  # every line handed on: the lesson was read, not announced
     assert shown[1] == ("New memory: meeting-length", "Meetings end five minutes early.")
     assert len(shown) == 2
     notifier.clicked()

@@ -1,15 +1,16 @@
 """The real app on a real X display: `aida tray` under Xvfb with trayer as the tray host.
 
-Saves, at the repository root (a gitignored folder): screenshots/tray.png (the tray area,
-enlarged), screenshots/popup.png (the quick-recall popup opened by `aida popup QUERY`) and
-screenshots/answer.png (a recorded question sent with `aida ptt --file`: transcript, answer,
-cited memories, thumbs up/down).
+Saves tray.png (the tray area, enlarged), popup.png (the quick-recall popup opened by `aida popup
+QUERY`) and answer.png (a recorded question sent with `aida ptt --file`: transcript, answer, cited
+memories, thumbs up/down) in the test's temp folder, or in ``$AIDA_SCREENSHOTS`` when set (to refresh
+the pictures for the docs). Each is taken once the window is there and its paint has settled.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import time
@@ -19,22 +20,48 @@ import pytest
 import xdisplay
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
-SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
 QUESTION = Path(__file__).resolve().parent / "fixtures" / "audio" / "ask_recall.wav"
 
 
 def wait_for(pred, timeout, what):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if pred():
-            return
+        result = pred()
+        if result:
+            return result
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def colours(path: Path) -> int:
+    """How many distinct colours the PNG has (sampled every other pixel): 1 for a blank grab."""
+    from PySide6.QtGui import QImage
+
+    img = QImage(str(path))
+    assert not img.isNull(), f"{path} is not an image"
+    return len({img.pixel(x, y) for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)})
+
+
+def settled_shot(env, path: Path, rect, what: str, min_colours: int, scale: int = 1, timeout: float = 60):
+    """Grab ``rect`` until two grabs in a row are the same picture with real content: the window
+    has painted what it shows. Returns (width, height, light pixels)."""
+    last = None
+
+    def grab():
+        nonlocal last
+        size = xdisplay.screenshot(env, path, rect, scale)
+        data = path.read_bytes()
+        same, last = data == last, data
+        return size if same and colours(path) >= min_colours else None
+
+    return wait_for(grab, timeout, what)
 
 
 @pytest.mark.skipif(not xdisplay.available(), reason=xdisplay.REASON)
 def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
     from app_fixtures import MEMORIES
+
+    shots = Path(os.environ.get("AIDA_SCREENSHOTS") or tmp_path / "screenshots")
 
     brain.remember_many([dict(m) for m in MEMORIES])
     brain.write_text("glossary.yaml", (QUESTION.parent / "glossary.yaml").read_text(), "test: glossary")
@@ -55,10 +82,10 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
             panel = xdisplay.window_rect(env, "panel")  # trayer's panel, holding the embedded icon
             assert panel is not None
             x, y, w, h = panel
-            time.sleep(0.5)  # the first paint after embedding
 
             # The tray area, enlarged: the icon's light glyph on trayer's dark panel.
-            width, height, light = xdisplay.screenshot(env, SHOTS / "tray.png", (max(0, x - 24), y, w + 24, h), 4)
+            tray_rect = (max(0, x - 24), y, w + 24, h)
+            width, height, light = settled_shot(env, shots / "tray.png", tray_rect, "the icon's first paint", 2, 4)
             assert (width, height) == ((w + 24) * 4, h * 4)
             assert light > 50, "the icon area has no light pixels: no glyph was drawn"
 
@@ -66,8 +93,9 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
             r = subprocess.run([sys.executable, "-m", "brain_core", "popup", "webhook retry"], env=env,
                                capture_output=True, text=True, timeout=60)
             assert r.returncode == 0, r.stderr
-            time.sleep(4)  # recall (the embedder is warm by now) and paint
-            xdisplay.screenshot(env, SHOTS / "popup.png")
+            popup = wait_for(lambda: xdisplay.window_rect(env, "Aida", min_size=(300, 200)), 60, "the popup window")
+            width, height, _ = settled_shot(env, shots / "popup.png", popup, "the popup's results", 16)
+            assert (width, height) == popup[2:]
             assert app.poll() is None, "the tray exited"
 
             # A spoken question (a recording through `aida ptt --file`): transcript, answer, citations.
@@ -76,8 +104,8 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
                                capture_output=True, text=True, timeout=60)
             assert r.returncode == 0, r.stderr
             wait_for(lambda: runs.is_dir() and any(runs.glob("*.json")), 90, "the answer's run record")
-            time.sleep(1.5)
-            xdisplay.screenshot(env, SHOTS / "answer.png")
+            width, height, _ = settled_shot(env, shots / "answer.png", None, "the answer on screen", 16)
+            assert (width, height) == (1024, 640)  # the whole Xvfb screen
 
             # A second `aida tray` hands over and exits at once.
             second = subprocess.run([sys.executable, "-m", "brain_core", "tray", "--no-hotkeys"], env=env,
@@ -91,8 +119,7 @@ def test_real_tray_icon_and_popup_under_xvfb(tmp_path, brain):
                 app.kill()
             log.close()
     assert app.returncode == 0, (tmp_path / "tray.log").read_text()
-    for name in ("tray.png", "popup.png", "answer.png"):
-        assert (SHOTS / name).stat().st_size > 0
+    assert [name for name in ("tray.png", "popup.png", "answer.png") if colours(shots / name) < 2] == []
 
 
 PRESS_CHORD = r"""

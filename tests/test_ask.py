@@ -248,25 +248,25 @@ def test_news_from_rss_and_topic_filter(filled, server):
     assert "Rust Foundation" in b.text and "Markets" not in b.text
 
 
-def test_offline_live_source_says_so_instead_of_guessing(filled):
-    filled.config.set("live.weather.url", "http://127.0.0.1:9/forecast")
+def test_offline_live_source_says_so_instead_of_guessing(filled, refused_port):
+    filled.config.set("live.weather.url", f"http://127.0.0.1:{refused_port}/forecast")
     filled.config.set("live.weather.latitude", 1.0)
     filled.config.set("live.weather.longitude", 2.0)
-    filled.config.set("live.news.feeds", ["http://127.0.0.1:9/rss"])
+    filled.config.set("live.news.feeds", [f"http://127.0.0.1:{refused_port}/rss"])
     filled.config.set("live.retries", 0)
     for q in ("will it rain tomorrow", "top stories"):
         a = ask(filled, q, llm=None)
         assert not a.live.ok and "won't guess" in a.text and "could not be reached" in a.text
 
 
-def test_live_helpers():
+def test_live_helpers(refused_port):
     assert place_in("what's the weather like in New York today?") == "New York"
     assert place_in("is it raining") is None and place_in("weather for the weekend") is None
     assert topic_in("any news about the EU AI act?") == "EU AI act"
     atom = b'<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>A</title><link href="u"/></entry></feed>'
     assert parse_feed(atom) == [{"title": "A", "link": "u", "date": "", "summary": ""}]
-    bad = answer_live("news", "top stories", source=News(feeds=("http://127.0.0.1:9/x",), retry=Retry(0.2, 0)))
-    assert not bad.ok
+    bad = answer_live("news", "top stories", source=News(feeds=(f"http://127.0.0.1:{refused_port}/x",), retry=Retry(0.2, 0)))
+    assert not bad.ok and "could not be reached" in bad.text
     assert Weather().url.startswith("https://api.open-meteo.com/")
 
 

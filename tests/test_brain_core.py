@@ -156,11 +156,19 @@ def test_decay_lowers_old_unused_records(brain):
     assert hits[0].explain["decay"] == pytest.approx(1.0, abs=1e-3)
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "retry-cap", "key:value", "retr*", "AND", "NOT OR AND",
-                                   "(", "^", "-", "NEAR(a b)", "'; DROP TABLE docs; --", "", "   ", "🙂"])
-def test_fts_syntax_in_queries_never_errors(brain, query):
+@pytest.mark.parametrize("query, found, by_words", [
+    ('"unbalanced', True, False), ("retry-cap", True, True), ("key:value", True, False), ("retr*", True, False),
+    ("AND", True, False), ("NOT OR AND", True, False), ("NEAR(a b)", True, False),
+    ("'; DROP TABLE docs; --", True, False), ("(", False, False), ("^", False, False), ("-", False, False),
+    ("", False, False), ("   ", False, False), ("🙂", False, False)])
+def test_fts_syntax_in_queries_is_taken_as_plain_words(brain, query, found, by_words):
+    """Operators and quotes are words, never FTS syntax: "retr*" is no prefix search and only the
+    words of "retry-cap" match by keyword; a query without a word finds nothing."""
     brain.remember("The retry cap is six.", key="retry-cap")
-    assert isinstance(brain.recall(query), list)
+    hits = brain.recall(query, explain=True, touch=False)
+    assert [h.record.key for h in hits] == (["retry-cap"] if found else [])
+    assert [h.explain["bm25"] is not None for h in hits] == ([by_words] if found else [])
+    assert brain.index.conn().execute("SELECT count(*) FROM docs").fetchone()[0] == 1  # nothing dropped
 
 
 def test_atomic_write_keeps_the_old_file_when_the_rename_fails(brain, monkeypatch):

@@ -102,7 +102,10 @@ def scratch():
 def test_record_parser(data):
     from brain_core.records import Record
 
-    reads_or_refuses(Record.from_bytes, data, "memories/me/x.json")
+    rec = reads_or_refuses(Record.from_bytes, data, "memories/me/x.json")
+    if rec is not None:  # what was read is a valid record, written back to the same record
+        assert rec.body and rec.type and rec.key and rec.profile and all(isinstance(t, str) for t in rec.tags)
+        assert Record.from_bytes(rec.to_json().encode("utf-8"), "memories/me/x.json") == rec
 
 
 @SETTINGS
@@ -114,6 +117,11 @@ def test_shelf_loader_for_records_and_knowledge_pages(data, shelf):
     doc = reads_or_refuses(load_doc, shelf, data, len(data), 0)
     if doc is not None:
         assert doc.embed_text and doc.text_sha  # what the index needs of it
+        assert (doc.path, doc.shelf, doc.size) == (shelf, shelf.split("/", 1)[0], len(data))
+        if shelf.endswith(".json"):
+            from brain_core.records import Record
+
+            assert doc.record == Record.from_bytes(data, shelf)  # the shelf reads a record as the parser does
 
 
 @SETTINGS
@@ -123,8 +131,13 @@ def test_glossary_parser(data):
 
     text = data.decode("utf-8", "replace")
     g = reads_or_refuses(parse_glossary, text, "glossary.yaml")
-    if g is not None:
-        correct("shivon met the team", g)  # a parsed glossary is usable
+    if g is not None:  # a parsed glossary is names, written back to the same glossary, and usable
+        assert all(isinstance(t.name, str) and t.name.strip() for t in g.terms)
+        assert parse_glossary(g.to_yaml(), "glossary.yaml") == g
+        c = correct("shivon met the team", g)
+        assert all(r.name in g.names for r in c.replacements)
+        if not c.replacements:
+            assert c.text == "shivon met the team"
 
 
 @SETTINGS
@@ -135,7 +148,10 @@ def test_router_yaml(data, scratch):
     (scratch / "router.yaml").write_bytes(data)
     router = reads_or_refuses(load_router, scratch)
     if router is not None:
-        router.decide("what did we decide about the retry cap last week?")
+        r = router.decide("what did we decide about the retry cap last week?")
+        labels = {p.label for group in router.patterns.values() for p in group}
+        assert set(r.fired) <= labels and r.mode in ("semantic", "recency")
+        assert r.recall == any(f.startswith("recall:") for f in r.fired)
 
 
 settings_sections = st.dictionaries(
@@ -155,14 +171,23 @@ def test_settings_file(data, scratch):
     (scratch / "config.yaml").write_bytes(data)
     cfg = reads_or_refuses(Config.load, scratch / "config.yaml")
     if cfg is not None:
-        reads_or_refuses(RecallParams.from_config, cfg)
+        assert isinstance(cfg.data, dict)
+        params = reads_or_refuses(RecallParams.from_config, cfg)
+        if params is not None:  # every value read is a finite number of its field's type, fusion a known one
+            import math
+
+            assert params.fusion in ("score", "rrf")
+            for f in params.__dataclass_fields__:
+                v = getattr(params, f)
+                assert f == "fusion" or (type(v) is type(getattr(RecallParams, f)) and math.isfinite(v))
 
 
 @pytest.mark.parametrize("value", [5, {"path": "x"}, ["a"]])
 def test_a_brain_setting_that_is_not_a_path(value, tmp_path):
     from brain_core.config import Config
 
-    reads_or_refuses(Config(path=tmp_path / "c.yaml", data={"brain": value}).brain_path)
+    with pytest.raises(BrainError, match="must be a folder path"):
+        Config(path=tmp_path / "c.yaml", data={"brain": value}).brain_path()
 
 
 @pytest.mark.parametrize("agent,name", [("claude", "0a1b2c3d.jsonl"),
@@ -183,8 +208,11 @@ def test_agent_transcripts(agent, name, scratch):
     def check(data):
         path.write_bytes(data)
         session = reads_or_refuses(mod.parse, path)
-        if session is not None:
-            session.transcript, session.conversation, session.project  # what the harvester reads next
+        if session is not None:  # what the harvester reads next
+            assert session.tool == agent and session.path == path and isinstance(session.id, str)
+            assert isinstance(session.transcript(), str)
+            assert session.project is None or isinstance(session.project, str)
+            assert all(t.role != "tool" for t in session.conversation())
 
     check()
 

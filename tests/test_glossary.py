@@ -159,6 +159,15 @@ def test_a_correct_name_is_left_alone_by_other_terms():
     assert correct("the board met", g).text == "the Board Room met"
 
 
+@pytest.mark.parametrize("sep", [". ", ".", ", ", "; ", ": ", "? ", "! ", " / ", "\n", " (", ") ", "_"])
+def test_a_name_is_never_joined_across_punctuation(glossary, sep):
+    text = f"the damage{sep}Control the budget"
+    c = correct(text, glossary)
+    assert (c.text, c.replacements) == (text, ())
+    for joined in (" ", "  ", "-", " -", "\t"):  # spaces and hyphens alone join its words
+        assert correct(f"the damage{joined}control the budget", glossary).text == "the damage-control the budget"
+
+
 def test_apostrophe_ends_a_word(glossary):
     assert correct("Shivon's laptop", glossary).text == "Siobhan's laptop"
 
@@ -188,8 +197,8 @@ def test_ordinary_text_is_never_touched(glossary, words, sep):
     """Words that are no alias and not close to a name are never rewritten, however arranged."""
     text = sep.join(words)
     c = correct(text, glossary)
-    for r in c.replacements:  # only "damage control" / "damage-control" may legitimately appear
-        assert r.heard.lower() in ("damage control",) and r.name == "damage-control", r
+    for r in c.replacements:  # only "damage control" may legitimately appear, its words joined by a space
+        assert sep == " " and r.heard.lower() == "damage control" and r.name == "damage-control", r
     if not c.replacements:
         assert c.text == text
 

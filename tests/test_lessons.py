@@ -115,15 +115,36 @@ def test_similarity_threshold_is_a_setting(retries):
     assert similar_lessons(retries, SIMILAR) == []
 
 
-def test_a_question_is_embedded_once_or_twice_with_lessons(retries, monkeypatch):
-    """With lessons, the question needs a vector for the lesson lookup and one for recall: the same
-    one when ``Brain.recall`` takes ``query_vector``, else the brain embeds it a second time."""
-    from brain_core.lessons import takes_vector
+def _count_embeds(brain, monkeypatch) -> list[int]:
+    calls: list[int] = []
+    inner = brain.embedder.embed
+    monkeypatch.setattr(brain.embedder, "embed", lambda texts: calls.append(len(texts)) or inner(texts))
+    return calls
 
+
+def test_with_lessons_a_question_is_embedded_once(retries, monkeypatch):
+    """With lessons, the question needs a vector for the lesson lookup and one for recall: the same
+    one, since ``Brain.recall`` takes ``query_vector``."""
     record_feedback(retries, ask(retries, Q, llm=None).run_id, "down")
-    calls = []
-    inner = retries.embedder.embed
-    monkeypatch.setattr(retries.embedder, "embed", lambda texts: calls.append(len(texts)) or inner(texts))
+    calls = _count_embeds(retries, monkeypatch)
     after = ask(retries, SIMILAR, llm=None)
     assert after.run["lessons"] and keys(after)[0] == "webhook-retry-policy"
-    assert calls == ([1] if takes_vector(retries) else [1, 1])
+    assert calls == [1]
+
+
+def test_a_recall_without_query_vector_embeds_the_question_again(retries, monkeypatch):
+    """A brain whose ``recall`` cannot take a vector (an older or wrapped one) still gets the lesson's
+    reranking; the question is then embedded once for the lessons and once by its recall."""
+    from brain_core import Brain
+
+    record_feedback(retries, ask(retries, Q, llm=None).run_id, "down")
+    def recall(query, k=5, profile=None, type=None, tag=None, recent=False, explain=False, shelves=None,
+               touch=True, catch_up=True):
+        return Brain.recall(retries, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+                            explain=explain, shelves=shelves, touch=touch, catch_up=catch_up)
+
+    monkeypatch.setattr(retries, "recall", recall)
+    calls = _count_embeds(retries, monkeypatch)
+    after = ask(retries, SIMILAR, llm=None)
+    assert after.run["lessons"] and keys(after)[0] == "webhook-retry-policy"
+    assert calls == [1, 1]

@@ -120,11 +120,11 @@ def test_refused_key_is_not_retried(server):
     assert "set-key" in str(e.value) and len(server.posts()) == 1
 
 
-def test_backoff_doubles():
+def test_backoff_doubles(refused_port):
     slept = []
     retry = Retry(timeout=0.2, retries=3, backoff=0.5, sleep=slept.append)
     with pytest.raises(ProviderError) as e:
-        OpenAICompatible(model="m", base_url="http://127.0.0.1:9/v1", retry=retry).complete("s", "u")
+        OpenAICompatible(model="m", base_url=f"http://127.0.0.1:{refused_port}/v1", retry=retry).complete("s", "u")
     assert slept == [0.5, 1.0, 2.0]
     assert "could not be reached" in str(e.value) and "4 tries" in str(e.value)
 

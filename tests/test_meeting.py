@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from keyring_memory import memory_keyring  # noqa: F401  (fixture: no test reaches the real OS keyring)
 
 from speech import says
 
@@ -139,7 +140,7 @@ def _use_llm(url: str) -> None:
 
 
 @pytest.mark.slow
-def test_aida_meeting_distills_with_the_configured_model(brain, capsys):
+def test_aida_meeting_distills_with_the_configured_model(brain, capsys, memory_keyring):
     from fake_llm_server import FakeLLMServer
 
     from brain_core.cli import main
@@ -160,7 +161,7 @@ def test_aida_meeting_distills_with_the_configured_model(brain, capsys):
 
 
 @pytest.mark.slow
-def test_a_model_answering_nonsense_falls_back_to_the_offline_distiller(brain, capsys):
+def test_a_model_answering_nonsense_falls_back_to_the_offline_distiller(brain, capsys, memory_keyring):
     from fake_llm_server import FakeLLMServer
 
     from brain_core.cli import main

@@ -60,6 +60,10 @@ TABLE = [
     ("what did I say about the weather app", True, "semantic", False, None),
     ("do you remember the news about the acquisition", True, "semantic", False, None),
     ("what did I say about the weather in Lisbon", True, "semantic", False, None),  # recall wins over live
+    # --- whole words only: "blast" holds "last", "elastic" holds "last", "todays" is not "today"
+    ("what did I say about the blast radius", True, "semantic", False, None),
+    ("what did we decide about the elastic search cluster", True, "semantic", False, None),
+    ("what did I note about the dynamite blasting permit", True, "semantic", False, None),
     # --- plain questions stay out (no embedding lookup)
     ("How do I reverse a list in Python?", False, "semantic", False, None),
     ("what is a closure in JavaScript", False, "semantic", False, None),

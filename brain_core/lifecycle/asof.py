@@ -105,13 +105,10 @@ def _prune(base: Path, keep: int, current: str) -> None:
 def recall_at(brain, as_of: str, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
               tag: str | None = None, recent: bool = False, explain: bool = False) -> list:
     """Recall against the brain as it was at ``as_of`` (a Brain in hand; see :func:`recall_as_of`)."""
-    from ..recall import RecallParams, recall
+    from ..recall import RecallParams, check_query, recall
     from ..usage import Usage
 
-    if not isinstance(query, str):
-        raise InvalidInput("The query must be text.")
-    if k < 1:
-        raise InvalidInput("-k must be at least 1.")
+    check_query(query, k)
     when = parse_as_of(as_of)
     sha = commit_at(brain, when)
     root = snapshot(brain, sha)

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import MalformedRecord
 from ..fsutil import atomic_write_bytes, contained
 from ..records import Record, parse_time
-from ..shelves import Doc, load_doc, walk
+from ..shelves import Doc, read_docs
 
 EXPIRED_TAG = "stale:expired"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n+")
@@ -32,16 +32,7 @@ _NEG_RE = re.compile(r"\b(?:" + "|".join(NEGATIONS) + r")\b|n't\b", re.I)
 
 def load_docs(brain, shelves: Sequence[str]) -> list[Doc]:
     """Every readable file on ``shelves``, straight from the files (bad ones are lint's business)."""
-    files, _ = walk(brain.root)
-    out = []
-    for f in files:
-        if f.path.split("/", 1)[0] not in shelves:
-            continue
-        try:
-            out.append(load_doc(f.path, (brain.root / f.path).read_bytes(), f.size, f.mtime_ns))
-        except (MalformedRecord, OSError):
-            continue
-    return sorted(out, key=lambda d: (d.record.created, d.path))
+    return sorted(read_docs(brain.root, shelves), key=lambda d: (d.record.created, d.path))
 
 
 def vectors(brain, docs: Sequence[Doc]) -> np.ndarray:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ProviderError
-from .base import Completion, strip_fences
-from .http import Retry, request
+from .base import Completion
+from .http import Retry, complete_json
 
 API_VERSION = "2023-06-01"
 JSON_INSTRUCTION = "\n\nAnswer with one JSON object and nothing else: no prose, no code fence."
@@ -43,24 +42,10 @@ class Anthropic:
             "messages": [{"role": "user", "content": user}],
         }
         headers = {"x-api-key": self.api_key, "anthropic-version": self.version}
-        service = f"The {self.name} provider"
-        resp = request("POST", self.url, service=service, headers=headers, payload=payload, retry=self.retry)
-        obj = resp.json(service, self.url)
-        text = _text(obj)
-        if text is None:
-            raise ProviderError(
-                f"{service} at {self.url} answered JSON without a text content block; "
-                "check that base_url points at the Anthropic Messages API."
-            )
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
-        return Completion(
-            text=strip_fences(text) if json else text.strip(),
-            model=str(obj.get("model") or self.model),
-            input_tokens=_int(usage.get("input_tokens")),
-            output_tokens=_int(usage.get("output_tokens")),
-            elapsed_s=resp.elapsed_s,
-            attempts=resp.attempts,
-        )
+        return complete_json(self.url, service=f"The {self.name} provider", headers=headers, payload=payload,
+                             retry=self.retry, model=self.model, text_of=_text, json=json,
+                             missing="a text content block; check that base_url points at the Anthropic Messages API",
+                             token_fields=("input_tokens", "output_tokens"))
 
 
 def _text(obj: object) -> str | None:
@@ -69,6 +54,3 @@ def _text(obj: object) -> str | None:
     parts = [b["text"] for b in obj["content"] if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
     return "".join(parts) if parts else None
 
-
-def _int(v: object) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None

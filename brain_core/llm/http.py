@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import ProviderError
+from .base import Completion, strip_fences
 
 USER_AGENT = "aida/0.1 (personal memory)"
 
@@ -135,3 +136,29 @@ def _error_detail(e: urllib.error.HTTPError) -> str:
         msg = raw
     msg = " ".join(msg.split())[:160]
     return f": {msg}" if msg else ""
+
+
+def complete_json(url: str, *, service: str, headers: dict[str, str], payload: dict, retry: Retry, model: str,
+                  text_of: Callable[[Any], str | None], missing: str, token_fields: tuple[str, str],
+                  json: bool) -> Completion:
+    """POST a completion request and read the answer: the text (``text_of`` finds it in the JSON, or
+    it is missing and ``missing`` says what to check), the model and the usage the server reported
+    under ``token_fields`` (input, output). ``json=True`` strips a code fence around the text."""
+    resp = request("POST", url, service=service, headers=headers, payload=payload, retry=retry)
+    obj = resp.json(service, url)
+    text = text_of(obj)
+    if text is None:
+        raise ProviderError(f"{service} at {url} answered JSON without {missing}.")
+    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    return Completion(
+        text=strip_fences(text) if json else text.strip(),
+        model=str(obj.get("model") or model),
+        input_tokens=_int(usage.get(token_fields[0])),
+        output_tokens=_int(usage.get(token_fields[1])),
+        elapsed_s=resp.elapsed_s,
+        attempts=resp.attempts,
+    )
+
+
+def _int(v: object) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ProviderError
-from .base import Completion, strip_fences
-from .http import Retry, request
+from .base import Completion
+from .http import Retry, complete_json
 
 
 @dataclass(frozen=True)
@@ -44,24 +43,11 @@ class OpenAICompatible:
         if json:
             payload["response_format"] = {"type": "json_object"}
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        service = f"The {self.name} provider"
-        resp = request("POST", self.url, service=service, headers=headers, payload=payload, retry=self.retry)
-        obj = resp.json(service, self.url)
-        text = _content(obj)
-        if text is None:
-            raise ProviderError(
-                f"{service} at {self.url} answered JSON without choices[0].message.content; "
-                "check that base_url points at an OpenAI-compatible /v1 endpoint."
-            )
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
-        return Completion(
-            text=strip_fences(text) if json else text.strip(),
-            model=str(obj.get("model") or self.model),
-            input_tokens=_int(usage.get("prompt_tokens")),
-            output_tokens=_int(usage.get("completion_tokens")),
-            elapsed_s=resp.elapsed_s,
-            attempts=resp.attempts,
-        )
+        return complete_json(self.url, service=f"The {self.name} provider", headers=headers, payload=payload,
+                             retry=self.retry, model=self.model, text_of=_content, json=json,
+                             missing="choices[0].message.content; check that base_url points at an "
+                                     "OpenAI-compatible /v1 endpoint",
+                             token_fields=("prompt_tokens", "completion_tokens"))
 
 
 def _content(obj: object) -> str | None:
@@ -77,6 +63,3 @@ def _content(obj: object) -> str | None:
         return choices[0]["text"]
     return None
 
-
-def _int(v: object) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
