@@ -105,7 +105,7 @@ def test_a_minimal_record_gets_the_defaults():
     ({"id": None}, "missing field(s): id"),
     ({"id": None, "body": None}, "missing field(s): id, body"),
     ({"key": 5}, "field 'key' is not a string"),
-    ({"type": "opinion"}, "unknown type 'opinion' (one of fact, instruction, preference, decision, event, lesson, note)"),
+    ({"type": "opinion"}, "unknown type 'opinion' (one of fact, instruction, preference, decision, event, lesson, note, task)"),
     ({"key": "Retry Cap"}, "key 'Retry Cap' is not a kebab-case slug"),
     ({"key": "-retry"}, "key '-retry' is not a kebab-case slug"),
     ({"key": "k" * 81}, "key 'kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk' is not a kebab-case slug"),
@@ -169,7 +169,7 @@ def test_validate_new_cleans_and_refuses():
                                                              f"holds at most {MAX_BODY_CHARS} (keep long documents in knowledge/ pages)."),
         (("a\x00b", "fact", None, "me"), "The body contains a NUL byte."),
         (("x", "opinion", None, "me"), "Unknown type 'opinion'; use one of fact, instruction, preference, decision, "
-                                       "event, lesson, note."),
+                                       "event, lesson, note, task."),
         (("x", "fact", None, "Me"), "The profile 'Me' is not a simple lowercase name (letters, digits, - and _)."),
         (("x", "fact", None, 5), "The profile 5 is not a simple lowercase name (letters, digits, - and _)."),
         (("x", "fact", "Bad Key", "me"), "The key 'Bad Key' is not a kebab-case slug (lowercase letters, digits and -, "

@@ -20,9 +20,9 @@ def M(rule: str) -> str:
 A = M("secret-assignment")
 
 CASES = [
-    # a quoted or env-style literal of 6 characters or more is a secret; 5 is not
+    # a quoted or env-style literal is a secret, short ones too (issue 13: "hunter2", "hun3r")
     ('password: "hunt3r"', f'password: "{A}"'),
-    ('password: "hun3r"', 'password: "hun3r"'),
+    ('password: "hun3r"', f'password: "{A}"'),
     # placeholders, references and already-masked values stay
     ('password = "changeme"', 'password = "changeme"'),
     ('password = "your_password_here"', 'password = "your_password_here"'),
@@ -77,7 +77,7 @@ CASES = [
     ("pass 'x1y2z3w4' on; password = 'q1w2e3r4'", f"pass 'x1y2z3w4' on; password = '{A}'"),
     # env-style needs the name in capitals and a bare `=`
     ("DB_PASSWORD=/run/pr0d", f"DB_PASSWORD={A}"),
-    ("db_password = /run/pr0d", "db_password = /run/pr0d"),
+    ("db_password = /run/pr0d", f"db_password = {A}"),
     # the CLI flag rule: a literal after --password, not a variable
     ("mysql --password=$DB_PASS db", "mysql --password=$DB_PASS db"),
     ("mysql --password=hunter22 db", f"mysql --password={A} db"),
@@ -99,13 +99,13 @@ CASES = [
     ("aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", f"aws {M('aws-secret')}"),
     ("aws key 0123456789abcdef0123456789abcdef01234567", "aws key 0123456789abcdef0123456789abcdef01234567"),
     ("aws path org/pipermail/p2p-hackers/2001-Septemb", "aws path org/pipermail/p2p-hackers/2001-Septemb"),
-    # the name before the keyword decides env-style: walked back over name characters, at most 60
-    ("aDB_PASSWORD=/run/pr0d", "aDB_PASSWORD=/run/pr0d"),
+    # any name ending in a secret word is an assignment of a secret, whatever stands before it
+    ("aDB_PASSWORD=/run/pr0d", f"aDB_PASSWORD={A}"),
     ("a DB_PASSWORD=/run/pr0d", f"a DB_PASSWORD={A}"),
-    ("my.DB_PASSWORD=/run/pr0d", "my.DB_PASSWORD=/run/pr0d"),
+    ("my.DB_PASSWORD=/run/pr0d", f"my.DB_PASSWORD={A}"),
     ("some words come before it, then aDB_PASSWORD=/run/pr0d", "some words come before it, then aDB_PASSWORD=/run/pr0d"),
     ("a" + "B" * 59 + "_PASSWORD=/run/pr0d", "a" + "B" * 59 + f"_PASSWORD={A}"),
-    ("a" + "B" * 58 + "_PASSWORD=/run/pr0d", "a" + "B" * 58 + "_PASSWORD=/run/pr0d"),
+    ("a" + "B" * 58 + "_PASSWORD=/run/pr0d", "a" + "B" * 58 + f"_PASSWORD={A}"),
     # an unquoted value followed by ( is a call; followed by a space it is a value
     ("token = a1b2c3d4e5(x)", "token = a1b2c3d4e5(x)"),
     ("secret = a1b2c3 here", f"secret = {A} here"),
