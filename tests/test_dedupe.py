@@ -67,3 +67,23 @@ def test_the_predicate_keeps_different_decisions_apart():
     assert compare("We use Jenkins for CI.", "We no longer use Jenkins for CI.", 0.9).conflict == "one is negated"
     assert compare("Use pytest, not unittest, for all tests.", "Write every test with pytest rather than unittest.",
                    0.9).duplicate()
+
+
+def test_labelled_pairs_held_out(embedder):
+    """The shipped thresholds on the half of the pair set they were not chosen on."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    pairs = [json.loads(x) for x in (Path(__file__).parent / "fixtures" / "dedupe_pairs.jsonl").read_text().splitlines()]
+    held = [p for p in pairs if p["split"] == "held"]
+    texts = sorted({p["a"] for p in held} | {p["b"] for p in held})
+    vecs = dict(zip(texts, embedder.embed(texts)))
+    said = [(p, compare(p["a"], p["b"], float(np.dot(vecs[p["a"]], vecs[p["b"]]))).duplicate()) for p in held]
+    tp = sum(1 for p, d in said if d and p["dup"])
+    fp = sum(1 for p, d in said if d and not p["dup"])
+    assert tp / (tp + fp) >= 0.95
+    assert tp / sum(p["dup"] for p in held) >= 0.8
+    # another name or the opposite is never the same fact
+    assert not any(d for p, d in said if p["kind"] in ("name", "negation"))
