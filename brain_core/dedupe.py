@@ -95,7 +95,7 @@ def _stem(w: str) -> str:
     return w
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=32768)
 def terms(text: str) -> Terms:
     from .lifecycle.common import negated, numbers, words
 
@@ -247,28 +247,40 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def find_pairs(brain, shelves: Sequence[str] = ("memories",), docs=None) -> list[Pair]:
-    """Every near-duplicate pair among the records on ``shelves`` (vectors from the catalog)."""
+def find_pairs(brain, shelves: Sequence[str] = ("memories",), docs=None, neighbours: int = 8) -> list[Pair]:
+    """Every near-duplicate pair among the records on ``shelves`` (vectors from the catalog).
+
+    Each record is compared with its ``neighbours`` nearest records above ``COSINE`` only, so a
+    brain with many look-alike records costs at most that many word checks per record (a group
+    larger than that is still found, through the chain of its members' neighbours)."""
     from .lifecycle.common import load_docs, vectors
 
     docs = docs if docs is not None else load_docs(brain, shelves)
     if len(docs) < 2:
         return []
     vecs = vectors(brain, docs)
+    seen: set[tuple[int, int]] = set()
     out = []
     for start in range(0, len(docs), 512):
         sims = vecs[start:start + 512] @ vecs.T
-        rows, cols = np.nonzero(sims >= COSINE - 1e-6)
-        for r, c in zip(rows.tolist(), cols.tolist()):
-            i, j = start + r, c
-            if i >= j:
-                continue
-            a, b = docs[i], docs[j]
-            exact = _norm(a.record.body) == _norm(b.record.body)
-            ev = compare(a.record.body, b.record.body, float(sims[r, c]))
-            if exact or ev.duplicate():
-                pa, pb = sorted((a.path, b.path))
-                out.append(Pair(pa, pb, ev, exact))
+        for r in range(sims.shape[0]):
+            i = start + r
+            row = sims[r]
+            row[i] = -1.0
+            above = np.flatnonzero(row >= COSINE - 1e-6)
+            if len(above) > neighbours:
+                above = above[np.argpartition(-row[above], neighbours)[:neighbours]]
+            for j in above.tolist():
+                pair = (min(i, j), max(i, j))
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                a, b = docs[pair[0]], docs[pair[1]]
+                exact = _norm(a.record.body) == _norm(b.record.body)
+                ev = compare(a.record.body, b.record.body, float(row[j]))
+                if exact or ev.duplicate():
+                    pa, pb = sorted((a.path, b.path))
+                    out.append(Pair(pa, pb, ev, exact))
     return sorted(out, key=lambda p: (p.a, p.b))
 
 
