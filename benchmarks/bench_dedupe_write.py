@@ -77,7 +77,7 @@ def main() -> None:
         brain.close()
     print(f"records: {args.n:,}; remember -> recall p50: link off {off:.1f} ms, link on {on:.1f} ms "
           f"(x{on / off:.2f}); link check alone p50 {statistics.median(check) * 1000:.2f} ms "
-          f"(KNN over other profiles + word checks; excludes the query embedding)")
+          f"(keyword matches from other profiles, their stored vectors, word checks; excludes the embedding)")
     print(f"find_pairs over {args.n:,} records: {pairs_s:.1f} s, {len(pairs)} near-duplicate pairs "
           "(synthetic records share templates)")
 

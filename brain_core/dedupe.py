@@ -36,7 +36,7 @@ import numpy as np
 COSINE = 0.74      # chosen on the calibration half of the pair set (benchmarks/bench_dedupe.py)
 OVERLAP = 0.40
 LEXICAL_ONLY = 0.80  # Jaccard of content words when no vectors are at hand
-LINK_NEIGHBOURS = 5
+LINK_NEIGHBOURS = 10  # keyword matches from other profiles a new record is checked against
 _CAPITAL = re.compile(r"\b[A-Z][\w'-]*")
 _CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
 _STARTERS = ".!?:;#*->\n\"'(`"
@@ -332,17 +332,27 @@ class Linker:
         return None
 
     def _in_catalog(self, conn, rec, vec) -> str | None:
-        rows = conn.execute("SELECT rowid, distance FROM docs_vec WHERE embedding MATCH ? AND k = ? "
-                            "AND shelf = 'memories' AND profile != ? ORDER BY distance",
-                            (vec.tobytes(), LINK_NEIGHBOURS, rec.profile)).fetchall()
-        for rowid, dist in rows:
-            cos = 1.0 - float(dist)
-            if cos < COSINE:
-                break
-            row = conn.execute("SELECT path, body FROM docs WHERE rowid = ?", (rowid,)).fetchone()
-            if row and compare(row[1], rec.body, cos).duplicate():
-                return row[0]
-        return None
+        """The best keyword matches from other profiles (a near-duplicate shares most content words,
+        so it is among them), then their stored vectors: a few milliseconds at 10k records, where a
+        vector scan of the whole catalog would cost as much as a recall."""
+        from .recall import fts_query
+
+        fq = fts_query(rec.body)
+        if not fq:
+            return None
+        rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
+                            "WHERE docs_fts MATCH ? AND d.shelf = 'memories' AND d.profile != ? "
+                            "ORDER BY bm25(docs_fts) LIMIT ?", (fq, rec.profile, LINK_NEIGHBOURS)).fetchall()
+        best = None
+        for rowid, path, body in rows:
+            # one point lookup each: sqlite-vec answers ``rowid = ?`` at once, ``rowid IN (...)`` by a scan
+            found = conn.execute("SELECT embedding FROM docs_vec WHERE rowid = ?", (rowid,)).fetchone()
+            if found is None:
+                continue
+            cos = float(np.dot(vec, np.frombuffer(found[0], dtype=np.float32)))
+            if cos >= COSINE and compare(body, rec.body, cos).duplicate() and (best is None or cos > best[0]):
+                best = (cos, path)
+        return best[1] if best else None
 
     def _add_source(self, path: str, rec):
         from .brain import Written
