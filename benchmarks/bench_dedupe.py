@@ -75,7 +75,7 @@ def main() -> None:
     print(f"pairs: {len(pairs)} ({sum(p['dup'] for p in pairs)} duplicates); calibration {len(cal)}, held out {len(held)}")
     print(f"chosen on calibration: cosine >= {c}, overlap >= {o} (shipped: {COSINE}, {OVERLAP}); cosine only >= {cc}")
     print(f"{'predicate':<34} {'split':<6} {'precision':>9} {'recall':>7} {'fp':>4} {'fn':>4}")
-    rows = [("cosine + words (calibrated)", full(c, o)), (f"cosine + words (shipped)", full(COSINE, OVERLAP)),
+    rows = [("cosine + words (calibrated)", full(c, o)), ("cosine + words (shipped)", full(COSINE, OVERLAP)),
             ("cosine only (calibrated)", cos_only(cc))]
     for name, pred in rows:
         for split, subset in (("cal", cal), ("held", held)):
