@@ -44,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
     "index": {"catch_up_limit": 64},
     # `aida brain sync` deadlines, in seconds: the whole sync, http under 1 kB/s, an ssh connect
     "sync": {"timeout": 300, "low_speed_time": 30, "connect_timeout": 15},
+    # A new record that says what another profile's record says becomes a source of that record
+    # instead of a copy (brain_core/dedupe.py). false writes every copy.
+    "dedupe": {"link_on_write": True},
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,7 @@ class Hit:
     score: float
     explain: dict[str, Any] | None = None
     stale: bool = False
+    also: list[dict[str, Any]] = field(default_factory=list)  # near-duplicates folded in (dedupe.collapse_hits)
 
     def to_json(self) -> dict[str, Any]:
         r = self.record
@@ -53,6 +54,8 @@ class Hit:
             out["stale"] = self.stale
         if self.explain is not None:
             out["explain"] = self.explain
+        if self.also:
+            out["also"] = self.also
         return out
 
 

@@ -203,6 +203,8 @@ SETTINGS: tuple[Setting, ...] = (
     _s("asof.keep", "int", 5, "past snapshots kept for `recall --as-of`", minimum=1),
     _s("sync.remote", "str", "origin", "the git remote `aida brain sync` uses"),
     _s("sync.lock_wait", "float", 2.0, "seconds to wait for a stale git lock before clearing it", minimum=0),
+    _s("dedupe.link_on_write", "bool", True, "a new record that says what another profile's record says becomes "
+       "one of its sources instead of a copy"),
     _s("sync.timeout", "float", 300.0, "seconds the whole network part of a sync may take", minimum=1),
     _s("sync.low_speed_time", "float", 30.0, "seconds under 1 kB/s after which an http(s) remote is given up",
        minimum=1),
@@ -363,8 +365,8 @@ def problems(data: dict) -> tuple[list[str], list[str]]:
 # The settings the README shows; docs/DESIGN.md shows them all.
 COMMON = ("brain", "identity.name", "identity.email", "recall.bm25_weight", "recall.vector_weight",
           "recall.half_life_days", "recall.decay_floor", "llm.provider", "llm.model", "llm.base_url", "voice.model",
-          "voice.device", "voice.hotwords", "harvest.quiet_minutes", "machine.role",
-          "tray.hotkeys.recall", "tray.hotkeys.ptt", "tray.sweep_minutes", "tier_index.budget_chars",
+          "voice.device", "voice.hotwords", "harvest.quiet_minutes", "machine.role", "dedupe.link_on_write",
+          "dedupe.link_on_write", "tray.hotkeys.recall", "tray.hotkeys.ptt", "tray.sweep_minutes", "tier_index.budget_chars",
           "maintain.grace_days", "maintain.archive_below")
 
 
