@@ -366,7 +366,7 @@ def problems(data: dict) -> tuple[list[str], list[str]]:
 COMMON = ("brain", "identity.name", "identity.email", "recall.bm25_weight", "recall.vector_weight",
           "recall.half_life_days", "recall.decay_floor", "llm.provider", "llm.model", "llm.base_url", "voice.model",
           "voice.device", "voice.hotwords", "harvest.quiet_minutes", "machine.role", "dedupe.link_on_write",
-          "dedupe.link_on_write", "tray.hotkeys.recall", "tray.hotkeys.ptt", "tray.sweep_minutes", "tier_index.budget_chars",
+          "tray.hotkeys.recall", "tray.hotkeys.ptt", "tray.sweep_minutes", "tier_index.budget_chars",
           "maintain.grace_days", "maintain.archive_below")
 
 
