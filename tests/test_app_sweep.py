@@ -7,6 +7,7 @@ file the brain appends to.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -57,10 +58,12 @@ def test_the_periodic_sweep_harvests_in_a_subprocess_and_notifies(qtbot, filled,
         assert ok, last_line
         qtbot.waitUntil(lambda: bool(shown), timeout=10000)
         notice = shown[0]
-        assert notice.title in ("New memory: cap-webhook-retries-six-attempts-exponential",
-                                "2 new memories from claude"), notice.title
-        written = sorted(p.name for p in (filled.root / "memories" / "claude").glob("*.json"))
-        assert "cap-webhook-retries-six-attempts-exponential.json" in written
+        # The session's decision says what the codex record of the filled brain says: it becomes one of
+        # that record's sources (one fact, one record), and the notice names the record it joined.
+        assert notice.title == "New memory: webhook-retry-policy", notice.title
+        known = json.loads((filled.root / "memories" / "codex" / "webhook-retry-policy.json").read_text())
+        assert [s["profile"] for s in known.get("sources", [])] == ["claude"], known
+        assert not (filled.root / "memories" / "claude" / "cap-webhook-retries-six-attempts-exponential.json").exists()
         assert not svc.running("harvest")
 
         # Paused: the timer's sweep does nothing; "Harvest now" still runs on request.
