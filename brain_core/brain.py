@@ -290,9 +290,11 @@ class Brain:
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
                tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
-               touch: bool = True, catch_up: bool = True, query_vector=None):
+               touch: bool = False, catch_up: bool = True, query_vector=None):
         """Hybrid recall, best first. ``query_vector`` skips embedding the query when the caller
-        already has its vector (ask embeds a question once for recall and lessons)."""
+        already has its vector (ask embeds a question once for recall and lessons). Returning a
+        record is not using it: ``touch`` stays off unless a caller means it; real uses go
+        through :meth:`mark_used`."""
         from .recall import RecallParams, recall
 
         if not isinstance(query, str):
@@ -311,6 +313,23 @@ class Brain:
             self.index.recover(f"the index failed while answering ({e})")
             return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
+
+    def mark_used(self, paths: Iterable[str], why: str = "cited") -> int:
+        """Note that these records helped: ``why`` is ``cited`` (an answer leaned on it), ``opened``
+        or ``copied`` (from the popup) or ``thumbs-up``. Recall lifts a used record a little (at
+        most ``recall.use_lift``) and maintain keeps it. Returns how many paths were noted."""
+        from .usage import USE_REASONS
+
+        if why not in USE_REASONS:
+            raise InvalidInput(f"A use is one of {', '.join(USE_REASONS)}, not {why!r}.")
+        clean = []
+        for p in paths:
+            if not isinstance(p, str) or not p.strip():
+                continue
+            contained(self.root, p)  # a brain path, never one outside it
+            clean.append(Path(p).as_posix())
+        self.usage.bump(clean, why=why)
+        return len(set(clean))
 
     def get(self, rel: str) -> Record:
         target = contained(self.root, rel)
