@@ -157,6 +157,7 @@ class Brain:
         return [w.record for w in written]
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
+        from .abstract import make_abstract
         from .redact import redact
 
         type_ = item.get("type") or "fact"
@@ -177,7 +178,7 @@ class Brain:
         rec = Record(id=new_id(), type=type_, key=key, profile=profile, body=body, tags=tags,
                      source=redact(str(item.get("source") or "")).text, created=created,
                      confidence=item.get("confidence", 1), provenance=list(item.get("provenance") or ()),
-                     expires=expires, extra=dict(item.get("extra") or {}))
+                     expires=expires, extra=dict(item.get("extra") or {}), abstract=make_abstract(body))
         if type_ == "event":
             rel = f"events/{profile}/{when:%Y-%m}/{rec.id}.json"
         elif type_ == "lesson":
@@ -307,12 +308,30 @@ class Brain:
         from . import db as dbmod
 
         try:
-            return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+            hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
         except dbmod.database_errors() as e:
             self.index.recover(f"the index failed while answering ({e})")
-            return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+            hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
+        self._abstracts(hits)
+        return hits
+
+    def _abstracts(self, hits) -> None:
+        """Give each long hit its abstract: the one in its file, else one made now (older records)."""
+        from .abstract import make_abstract, needs_abstract
+
+        for h in hits:
+            if h.record.abstract or not needs_abstract(h.record.body):
+                continue
+            written = None
+            if h.path.endswith(".json"):
+                try:
+                    data = json.loads((self.root / h.path).read_bytes())
+                    written = data.get("abstract") if isinstance(data, dict) else None
+                except (OSError, ValueError):
+                    written = None
+            h.record.abstract = written if isinstance(written, str) and written else make_abstract(h.record.body)
 
     def mark_used(self, paths: Iterable[str], why: str = "cited") -> int:
         """Note that these records helped: ``why`` is ``cited`` (an answer leaned on it), ``opened``

@@ -44,10 +44,16 @@ class Hit:
     explain: dict[str, Any] | None = None
     stale: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, depth: str = "full") -> dict[str, Any]:
+        """The hit as JSON. ``depth="abstract"``: a long record's body is its abstract (about 100
+        tokens) and ``"depth": "abstract"`` says so; ``"full"``: the whole body."""
         r = self.record
-        out = {"id": r.id, "key": r.key, "type": r.type, "profile": r.profile, "tags": r.tags, "body": r.body,
+        short = depth == "abstract" and bool(r.abstract)
+        out = {"id": r.id, "key": r.key, "type": r.type, "profile": r.profile, "tags": r.tags,
+               "body": r.abstract if short else r.body,
                "path": self.path, "created": r.created, "score": round(self.score, 6), "source": r.source}
+        if depth == "abstract":
+            out["depth"] = "abstract" if short else "full"
         if r.expires:
             out["expires"] = r.expires
             out["stale"] = self.stale

@@ -34,6 +34,8 @@ def register(sub, groups) -> None:
     p.add_argument("--recent", action="store_true", help="newest first among what matches")
     p.add_argument("--explain", action="store_true", help="show each stage's rank and score, decay and path")
     p.add_argument("--json", action="store_true", help="print a JSON array, best first")
+    p.add_argument("--depth", choices=("abstract", "full"), default="abstract",
+                   help="with --json: a long record's abstract (default) or its full body")
     p.add_argument("--as-of", dest="as_of", help="answer from the brain as it was at this date (YYYY-MM-DD)")
     p.add_argument("query", nargs="+")
     p.set_defaults(func=cmd_recall)
@@ -88,7 +90,7 @@ def cmd_recall(args, ctx) -> int:
         hits = brain.recall(query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
                             recent=args.recent, explain=args.explain)
     if args.json:
-        print(json.dumps([h.to_json() for h in hits], ensure_ascii=False))
+        print(json.dumps([h.to_json(depth=args.depth) for h in hits], ensure_ascii=False))
         return 0
     if not hits:
         print("Nothing found.")
