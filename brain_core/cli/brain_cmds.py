@@ -53,6 +53,18 @@ def register(sub, groups) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_lint)
 
+    p = g.add_parser("audit", help="how many agent sessions used each INDEX.md and shelf entry and knowledge page")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_audit)
+
+
+def cmd_audit(args, ctx) -> int:
+    from ..audit import audit, render
+
+    result = audit(ctx.open_brain())
+    print(json.dumps(result.to_json(), ensure_ascii=False) if args.json else render(result))
+    return 0
+
 
 def cmd_init(args, ctx) -> int:
     from ..brain import Brain
