@@ -215,6 +215,7 @@ class RecallPopup(QWidget):
             return
         body = card.hit.record.body
         QGuiApplication.clipboard().setText(body)
+        self.service.mark_used(card.hit.path, "copied")
         self.copied.emit(body)
         self._say(f"Copied {card.hit.record.key}.")
         self.hide()
@@ -223,6 +224,7 @@ class RecallPopup(QWidget):
         card = self.current_card()
         if card is not None:
             self.service.open_path(card.hit.path)
+            self.service.mark_used(card.hit.path, "opened")
 
     def toggle_why(self) -> None:
         card = self.current_card()

@@ -182,6 +182,11 @@ class AidaService(QObject):
         self.answerReady.emit(answer)
         self._refresh_state()
 
+    def mark_used(self, rel: str, why: str) -> None:
+        """A result the user opened or copied helped: note it (``Brain.mark_used``), in the background."""
+        self.front.submit("noting a use", lambda brain, _r: brain.mark_used([rel], why),
+                          on_failed=lambda m: self._fail("noting a use", m))
+
     def feedback(self, run_id: str, verdict: str, why: str = "") -> None:
         """Thumbs up/down on an answer: a lesson in the brain (see :mod:`brain_core.lessons`)."""
         from brain_core.lessons import record_feedback

@@ -59,12 +59,12 @@ def bench(n: int, queries: int, workdir: Path) -> dict:
     out["noop_scan_s"] = statistics.median(scans)
 
     rng = random.Random(11)
-    brain.recall("warm up", k=5, touch=False)
+    brain.recall("warm up", k=5)  # the default path: no touch, abstracts filled
     lat = []
     for _ in range(queries):
         q = query(rng)
         t = time.perf_counter()
-        brain.recall(q, k=10, touch=False)
+        brain.recall(q, k=10)
         lat.append(time.perf_counter() - t)
     out["recall_p50_ms"] = statistics.median(lat) * 1000
     out["recall_p95_ms"] = pct(lat, 95) * 1000

@@ -8,7 +8,8 @@
 The data set (LoCoMo, CC BY-NC 4.0) is read from ../shared/bench/locomo/locomo10.json at run time and
 never copied. Every turn goes through the real write path (``Brain.remember_many``: validation,
 redaction, atomic files, the index, git) as a dated ``event`` record that keeps its ``dia_id`` in
-``extra``; every question goes through the real ``Brain.recall(touch=False)``. Turn level: a turn is
+``extra``; every question goes through ``Brain.recall`` exactly as users, the CLI, MCP and the tray
+call it (default settings; a recall never counts its hits as used, as for users). Turn level: a turn is
 one memory; session level: a session (its date and its turns) is one memory. recall@k = evidence ids
 in the top k / evidence ids, questions without evidence skipped.
 
@@ -116,7 +117,8 @@ def make_config(path: Path, overrides: dict):
     return cfg
 
 
-def build_brains(conv: dict, workdir: Path, cfg, embedder, date_in_text: bool, chunk: int = 200):
+def build_brains(conv: dict, workdir: Path, cfg, embedder, date_in_text: bool, chunk: int = 200,
+                 with_sessions: bool = True):
     """Two brains for one conversation: one record per turn, one per session. Returns
     (turn brain, id -> dia_id, session brain, id -> session number, seconds to write the turns)."""
     from brain_core import Brain
@@ -143,6 +145,8 @@ def build_brains(conv: dict, workdir: Path, cfg, embedder, date_in_text: bool, c
         for rec, item in zip(tb.remember_many(part, message="locomo turns"), part):
             turn_of[rec.id] = item["extra"]["dia_id"]
     write_s = time.perf_counter() - t0
+    if not with_sessions:
+        return tb, turn_of, None, {}, write_s
     sb = Brain.init(workdir / "sessions", config=cfg)
     sb._embedder = embedder
     sess_of = {rec.id: item["extra"]["session"]
@@ -201,22 +205,23 @@ class Tally:
 def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str], tallies: list[Tally]) -> None:
     base = dict(tb.config.get("recall"))
     for mode in modes:
-        for cfg in {id(tb.config): tb.config, id(sb.config): sb.config}.values():
+        for cfg in {id(tb.config): tb.config, id(sb.config): sb.config}.values() if sb is not None else [tb.config]:
             cfg.data["recall"] = dict(base, **MODES[mode])
         for q in questions(conv):
             t0 = time.perf_counter()
-            hits = tb.recall(q["q"], k=50, touch=False)
+            hits = tb.recall(q["q"], k=50)  # the default recall path, as users get it
             dt = time.perf_counter() - t0
             turns = [turn_of.get(h.record.id) for h in hits]
-            shits = sb.recall(q["q"], k=50, touch=False)
+            shits = sb.recall(q["q"], k=50) if sb is not None else []
             sess = [sess_of.get(h.record.id) for h in shits]
             from_turns = dedup(session_of(t) for t in turns if t)
             for tally in tallies:
                 tally.lat[mode].append(dt)
                 tally.add(mode, "turn", q["cat"], recall_at(turns, q["turns"]))
-                tally.add(mode, "session", q["cat"], recall_at(sess, q["sessions"]))
+                if sb is not None:
+                    tally.add(mode, "session", q["cat"], recall_at(sess, q["sessions"]))
                 tally.add(mode, "session-by-turn", q["cat"], recall_at(from_turns, q["sessions"]))
-    for cfg in {id(tb.config): tb.config, id(sb.config): sb.config}.values():
+    for cfg in {id(tb.config): tb.config, id(sb.config): sb.config}.values() if sb is not None else [tb.config]:
         cfg.data["recall"] = base
 
 
@@ -342,6 +347,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting, e.g. recall.rrf_k=20")
     ap.add_argument("--date-in-text", action="store_true", help="prefix each turn with its session date")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--turns-only", action="store_true", help="skip the session-level brains (half the time)")
     args = ap.parse_args(argv)
     if not args.data.exists():
         print(MISSING.format(path=args.data), file=sys.stderr)
@@ -364,18 +370,21 @@ def main(argv=None) -> int:
         write_s, turns_n = 0.0, 0
         for i in span(args.convs):
             cfg = make_config(workdir / f"c{i}", overrides)
-            tb, turn_of, sb, sess_of, ws = build_brains(data[i], workdir / f"c{i}", cfg, embedder, args.date_in_text)
+            tb, turn_of, sb, sess_of, ws = build_brains(data[i], workdir / f"c{i}", cfg, embedder, args.date_in_text,
+                                                        with_sessions=not args.turns_only)
             write_s += ws
             turns_n += len(turn_of)
             evaluate(data[i], tb, turn_of, sb, sess_of, args.modes.split(","),
                      [every, held_out] if i in held else [every])
             tb.close()
-            sb.close()
+            if sb is not None:
+                sb.close()
             print(f"conversation {i}: {len(turn_of)} turns", file=sys.stderr)
     from brain_core.recall import RecallParams
 
     params = RecallParams.from_config(make_config(workdir, overrides))
     print(f"settings: {params}")
+    print("measured through the default recall path: Brain.recall(question, k=50), as the CLI, MCP and tray call it")
     print(f"written: {turns_n} turns in {write_s:.1f} s through remember_many ({turns_n / write_s:.0f} turns/s)")
     if held_out.rows:
         print(held_out.table(f"held-out conversations {args.held_out} (settings never tuned on these)"))

@@ -144,6 +144,8 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
                     provider=run["provider"]["name"] if not fallback else "none",
                     model=run["provider"]["model"] if not fallback else None, hits=tuple(hits), cited=tuple(cited),
                     fallback=fallback, corrections=notes)
+    if cited and not fallback:
+        brain.mark_used([h.path for h in hits if h.record.id in cited], "cited")  # the answer leaned on them
     if cache_key and not fallback:
         _cache_put(brain.root, cache_key, {"text": text, "cited": list(cited), "consulted": run["consulted"],
                                             "provider": run["provider"], "run_id": run["id"], "at": run["at"]})

@@ -165,6 +165,7 @@ class Brain:
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
         from . import scrub
+        from .abstract import make_abstract
         from .redact import redact
 
         type_ = item.get("type") or "fact"
@@ -187,7 +188,7 @@ class Brain:
         rec = Record(id=new_id(), type=type_, key=key, profile=profile, body=body, tags=tags,
                      source=redact(str(item.get("source") or "")).text, created=created,
                      confidence=item.get("confidence", 1), provenance=scrub.value(list(item.get("provenance") or ())),
-                     expires=expires, extra=scrub.value(dict(item.get("extra") or {})))
+                     expires=expires, extra=scrub.value(dict(item.get("extra") or {})), abstract=make_abstract(body))
         if type_ == "event":
             rel = f"events/{profile}/{when:%Y-%m}/{rec.id}.json"
         elif type_ == "lesson":
@@ -313,9 +314,11 @@ class Brain:
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
                tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
-               touch: bool = True, catch_up: bool = True, query_vector=None):
+               touch: bool = False, catch_up: bool = True, query_vector=None):
         """Hybrid recall, best first. ``query_vector`` skips embedding the query when the caller
-        already has its vector (ask embeds a question once for recall and lessons)."""
+        already has its vector (ask embeds a question once for recall and lessons). Returning a
+        record is not using it: ``touch`` stays off unless a caller means it; real uses go
+        through :meth:`mark_used`."""
         from .recall import RecallParams, recall
 
         from .recall import check_query
@@ -327,12 +330,47 @@ class Brain:
         from . import db as dbmod
 
         try:
-            return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+            hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
         except dbmod.database_errors() as e:
             self.index.recover(f"the index failed while answering ({e})")
-            return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+            hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
+        self._abstracts(hits)
+        return hits
+
+    def _abstracts(self, hits) -> None:
+        """Give each long hit its abstract: the one in its file, else one made now (older records)."""
+        from .abstract import make_abstract, needs_abstract
+
+        for h in hits:
+            if h.record.abstract or not needs_abstract(h.record.body):
+                continue
+            written = None
+            if h.path.endswith(".json"):
+                try:
+                    data = json.loads((self.root / h.path).read_bytes())
+                    written = data.get("abstract") if isinstance(data, dict) else None
+                except (OSError, ValueError):
+                    written = None
+            h.record.abstract = written if isinstance(written, str) and written else make_abstract(h.record.body)
+
+    def mark_used(self, paths: Iterable[str], why: str = "cited") -> int:
+        """Note that these records helped: ``why`` is ``cited`` (an answer leaned on it), ``opened``
+        or ``copied`` (from the popup) or ``thumbs-up``. Recall lifts a used record a little (at
+        most ``recall.use_lift``) and maintain keeps it. Returns how many paths were noted."""
+        from .usage import USE_REASONS
+
+        if why not in USE_REASONS:
+            raise InvalidInput(f"A use is one of {', '.join(USE_REASONS)}, not {why!r}.")
+        clean = []
+        for p in paths:
+            if not isinstance(p, str) or not p.strip():
+                continue
+            contained(self.root, p)  # a brain path, never one outside it
+            clean.append(Path(p).as_posix())
+        self.usage.bump(clean, why=why)
+        return len(set(clean))
 
     def get(self, rel: str) -> Record:
         target = contained(self.root, rel)

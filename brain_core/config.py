@@ -39,6 +39,9 @@ DEFAULTS: dict[str, Any] = {
         # Decay: an unused record loses weight with age down to `decay_floor` (never removed).
         "half_life_days": 180,
         "decay_floor": 0.6,
+        # A record that helped (cited in an answer, opened or copied from the popup, thumbs-up) is
+        # lifted by at most this share (0.1: 10%); being shown by a recall is not a use. 0 turns it off.
+        "use_lift": 0.1,
     },
     "embed": {"model": "all-MiniLM-L6-v2-int8", "threads": 0},
     "index": {"catch_up_limit": 64},

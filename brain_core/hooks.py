@@ -284,3 +284,48 @@ def spawn_detached(args: list[str], brain: str | None = None, log: Path | None =
         if handle is not None:
             handle.close()
     return proc.pid
+
+
+# ------------------------------------------------------------------------ the query-first habit
+INSTRUCTION_FILES = {"claude": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md"}
+HABIT_BEGIN = "<!-- aida:query-first:begin (added by `aida hooks install`; `aida hooks remove` takes it out) -->"
+HABIT_END = "<!-- aida:query-first:end -->"
+_HABIT_RE = re.compile(r"\n*<!-- aida:query-first:begin[^\n]*-->.*?<!-- aida:query-first:end -->\n*", re.S)
+
+
+def habit_text(brain: str | None = None) -> str:
+    """The section: ask the brain before re-deriving a decision."""
+    import shutil
+
+    recall_cmd = "aida" if shutil.which("aida") and not brain else shell_join(aida_argv(brain))
+    return (f"{HABIT_BEGIN}\n"
+            "## Ask the memory first\n"
+            "Before re-deriving a decision, a convention or a preference, ask the user's memory: the `recall` "
+            f"tool of the `aida` MCP server, or `{recall_cmd} brain recall \"<question>\"`. Rebuild only what it "
+            "does not know, and `remember` the decision you reach, with its reason.\n"
+            f"{HABIT_END}\n")
+
+
+def instructions_path(tool: str, home: Path | None = None) -> Path:
+    if tool not in INSTRUCTION_FILES:
+        raise InvalidInput(f"Unknown agent {tool!r}; use one of {', '.join(TOOLS)}.")
+    path = (home or tool_home(tool)) / INSTRUCTION_FILES[tool]
+    # a dotfiles symlink stays a symlink: edit the file it points to
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def plan_habit(tool: str, brain: str | None = None, home: Path | None = None, remove: bool = False) -> Plan:
+    """Add (or with ``remove``, take out) the query-first section of the agent's instruction file
+    (``CLAUDE.md``, ``AGENTS.md``, ``GEMINI.md``). Idempotent: the section between its markers is
+    replaced, never duplicated; the rest of the file is kept."""
+    path = instructions_path(tool, home)
+    before = _read(path)
+    if before is not None and _HABIT_RE.search(before):
+        rest = _HABIT_RE.sub("\n\n", before).strip("\n")
+    else:
+        if remove:
+            return Plan(tool, path, before, before)  # nothing of ours there: no change
+        rest = (before or "").rstrip("\n")
+    if remove:
+        return Plan(tool, path, before, rest + "\n" if rest else "")
+    return Plan(tool, path, before, (rest + "\n\n" if rest else "") + habit_text(brain))

@@ -68,9 +68,15 @@ def record_feedback(brain, run_id: str, verdict: str, *, why: str | None = None,
         "answer": redact(str(run.get("answer") or "")).text[:500],
         "provider": (run.get("provider") or {}).get("name"),
     }
-    return brain.remember(question, type="lesson", profile="me", tags=[f"feedback:{verdict}"],
-                          source=f"aida:run:{run['id']}", extra=extra,
-                          message=f"feedback: thumbs-{verdict} on run {run['id']}")
+    lesson = brain.remember(question, type="lesson", profile="me", tags=[f"feedback:{verdict}"],
+                            source=f"aida:run:{run['id']}", extra=extra,
+                            message=f"feedback: thumbs-{verdict} on run {run['id']}")
+    if verdict == "up":  # the records the answer leaned on helped: a use
+        try:
+            brain.mark_used([str(c["path"]) for c in blamed if c.get("path")], "thumbs-up")
+        except InvalidInput:
+            pass  # a run file naming a path outside the brain: the lesson stands, no use noted
+    return lesson
 
 
 def _blamed(consulted: list[dict], verdict: str, named: Sequence[str]) -> list[dict]:

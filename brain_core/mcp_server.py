@@ -13,7 +13,7 @@ The ``mcp`` package is imported here only when the server starts (2.x names the 
 import threading
 from pathlib import Path
 
-from .errors import BrainError, MissingDependency
+from .errors import BrainError, InvalidInput, MissingDependency
 
 INSTRUCTIONS = (
     "Aida is the user's long-term memory, shared by all their coding agents and meetings. "
@@ -54,18 +54,20 @@ class BrainTools:
         self._lock = threading.Lock()
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None) -> list[dict]:
+               tag: str | None = None, depth: str = "abstract") -> list[dict]:
         k = max(1, min(int(k), 50))
+        depth = _depth(depth)
         with self._lock:
             hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None)
-        return [h.to_json() for h in hits]
+        return [h.to_json(depth=depth) for h in hits]
 
     def recent(self, k: int = 10, profile: str | None = None, type: str | None = None,
-               tag: str | None = None) -> list[dict]:
+               tag: str | None = None, depth: str = "abstract") -> list[dict]:
         k = max(1, min(int(k), 50))
+        depth = _depth(depth)
         with self._lock:
             hits = self.brain.recall("", k=k, profile=profile or None, type=type or None, tag=tag or None, recent=True)
-        return [h.to_json() for h in hits]
+        return [h.to_json(depth=depth) for h in hits]
 
     def remember(self, body: str, type: str = "fact", key: str | None = None, tags: list[str] | None = None,
                  profile: str = "agent", source: str = "") -> dict:
@@ -74,6 +76,15 @@ class BrainTools:
                                       source=source or "mcp")
         return {"id": rec.id, "key": rec.key, "type": rec.type, "profile": rec.profile,
                 "path": f"memories/{rec.profile}/{rec.key}.json", "supersedes": rec.supersedes, "body": rec.body}
+
+
+def _depth(depth) -> str:
+    from .abstract import DEPTHS
+
+    depth = depth or "abstract"
+    if depth not in DEPTHS:
+        raise InvalidInput(f"depth is 'abstract' (a long record's ~100-token summary) or 'full', not {depth!r}.")
+    return depth
 
 
 def build_server(brain):
@@ -89,10 +100,12 @@ def build_server(brain):
             raise ToolError(str(e)) from None
 
     @server.tool(description="Search the user's memory (decisions, rules, preferences, facts), best match first. "
-                             "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing).")
+                             "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing). "
+                             "A long record comes as its ~100-token abstract (depth 'abstract'); depth 'full' gives "
+                             "whole bodies.")
     def recall(query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None) -> list[dict]:
-        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag)
+               tag: str | None = None, depth: str = "abstract") -> list[dict]:
+        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth)
 
     @server.tool(description="Write a durable memory: a decision with its reason, a rule, a preference or a fact. "
                              "The same key replaces the earlier record. Secrets are masked before writing.")
@@ -102,9 +115,11 @@ def build_server(brain):
             raise ToolError(f"type must be one of {', '.join(RECORD_TYPES)}.")
         return guarded(tools.remember, body, type=type, key=key, tags=tags, profile=_profile(ctx), source=source)
 
-    @server.tool(description="The newest memories first, optionally filtered by profile, type or tag.")
-    def recent(k: int = 10, profile: str | None = None, type: str | None = None, tag: str | None = None) -> list[dict]:
-        return guarded(tools.recent, k=k, profile=profile, type=type, tag=tag)
+    @server.tool(description="The newest memories first, optionally filtered by profile, type or tag "
+                             "(depth: 'abstract' by default, or 'full').")
+    def recent(k: int = 10, profile: str | None = None, type: str | None = None, tag: str | None = None,
+               depth: str = "abstract") -> list[dict]:
+        return guarded(tools.recent, k=k, profile=profile, type=type, tag=tag, depth=depth)
 
     return server
 

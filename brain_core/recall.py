@@ -45,10 +45,16 @@ class Hit:
     stale: bool = False
     also: list[dict[str, Any]] = field(default_factory=list)  # near-duplicates folded in (dedupe.collapse_hits)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, depth: str = "full") -> dict[str, Any]:
+        """The hit as JSON. ``depth="abstract"``: a long record's body is its abstract (about 100
+        tokens) and ``"depth": "abstract"`` says so; ``"full"``: the whole body."""
         r = self.record
-        out = {"id": r.id, "key": r.key, "type": r.type, "profile": r.profile, "tags": r.tags, "body": r.body,
+        short = depth == "abstract" and bool(r.abstract)
+        out = {"id": r.id, "key": r.key, "type": r.type, "profile": r.profile, "tags": r.tags,
+               "body": r.abstract if short else r.body,
                "path": self.path, "created": r.created, "score": round(self.score, 6), "source": r.source}
+        if depth == "abstract":
+            out["depth"] = "abstract" if short else "full"
         if r.expires:
             out["expires"] = r.expires
             out["stale"] = self.stale
@@ -72,6 +78,7 @@ class RecallParams:
     key_weight: float = 1.0      # bm25 weight of the key column (the body weighs 1)
     tags_weight: float = 0.5     # bm25 weight of the tags column
     date_boost: float = 1.0      # lift for records made on a date the question names (0: off)
+    use_lift: float = 0.1        # the most that uses (cited, opened, copied, thumbs-up) lift a record
 
     @classmethod
     def from_config(cls, config) -> "RecallParams":
@@ -121,15 +128,31 @@ def fts_query(text: str) -> str | None:
 
 
 def decay_factor(now: float, created_ts: float, last_used: float | None, uses: int, params: RecallParams) -> float:
-    """1.0 for a fresh or often-used record, falling with age since creation or last use to
-    ``decay_floor``; each use halves the remaining distance to 1. Never 0: stale is lower, not gone."""
-    ref = max(created_ts or 0.0, last_used or 0.0)
-    if ref <= 0:
+    """Age times use: ``age_factor`` (1.0 fresh, falling with age since creation to ``decay_floor``)
+    times ``1 + use_lift(...)``. A use is a sign the record helped (cited, opened, copied,
+    thumbs-up), never that it was shown; its lift is at most ``params.use_lift`` (10%), so a record
+    used a thousand times never outranks a match more than that much better."""
+    return age_factor(now, created_ts, params) * (1.0 + use_lift(now, last_used, uses, params))
+
+
+def age_factor(now: float, created_ts: float, params: RecallParams) -> float:
+    """1.0 for a fresh record, halving its distance to ``decay_floor`` every ``half_life_days``.
+    Never 0: stale is lower, not gone."""
+    if not created_ts or created_ts <= 0:
         return 1.0
-    age_days = max(0.0, (now - ref) / 86400.0)
+    age_days = max(0.0, (now - created_ts) / 86400.0)
     fresh = 0.5 ** (age_days / params.half_life_days) if params.half_life_days > 0 else 1.0
-    fresh = 1 - (1 - fresh) * (0.5 ** min(uses, 20))
     return params.decay_floor + (1 - params.decay_floor) * fresh
+
+
+def use_lift(now: float, last_used: float | None, uses: int, params: RecallParams) -> float:
+    """Between 0 and ``params.use_lift``: each use halves the distance to the bound, and the lift
+    fades with the time since the last use (``half_life_days``)."""
+    if params.use_lift <= 0 or not uses or not last_used:
+        return 0.0
+    since = max(0.0, (now - last_used) / 86400.0)
+    fade = 0.5 ** (since / params.half_life_days) if params.half_life_days > 0 else 1.0
+    return params.use_lift * (1 - 0.5 ** min(int(uses), 30)) * fade
 
 
 def _filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]:
@@ -286,7 +309,9 @@ def rescore(pool: list[int], fused: dict[int, float], meta: dict[int, tuple], da
 def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
            tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
            params: RecallParams | None = None, query_vector: np.ndarray | None = None,
-           touch: bool = True, now: float | None = None) -> list[Hit]:
+           touch: bool = False, now: float | None = None) -> list[Hit]:
+    """The best ``k`` records for ``query``. ``touch`` counts the returned hits as used: off by
+    default, since being shown is not being used (:meth:`Brain.mark_used` records real uses)."""
     params = params or RecallParams()
     now = now or time.time()
     shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
@@ -322,7 +347,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
                   "dated": dated, "ms": cand.ms}
         hits.append(_hit(d, score, ex, now))
     if touch:
-        usage.bump([h.path for h in hits], now)
+        usage.bump([h.path for h in hits], now, why="recalled")
     return hits
 
 
@@ -349,7 +374,7 @@ def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, h
                   "created": d["created"], "path": d["path"]}
         hits.append(_hit(d, 1.0 / i, ex, now))
     if touch:
-        usage.bump([h.path for h in hits], now)
+        usage.bump([h.path for h in hits], now, why="recalled")
     return hits
 
 

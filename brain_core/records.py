@@ -26,7 +26,7 @@ MAX_BODY_CHARS = 20_000
 MAX_TAG_CHARS = 64
 MAX_TAGS = 20
 _KNOWN = ("id", "type", "key", "profile", "tags", "body", "source", "created", "confidence",
-          "provenance", "expires", "supersedes")
+          "provenance", "expires", "supersedes", "abstract")
 _STOP = frozenset("a an the and or but of to in on at for with is are was were be been it this that "
                   "we i you they he she our my your their as by from so do does did not no".split())
 
@@ -101,6 +101,7 @@ class Record:
     expires: str | None = None
     supersedes: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    abstract: str | None = None  # the ~100-token summary of a long body, written with it (optional)
 
     def to_dict(self) -> dict[str, Any]:
         d = dict(self.extra)
@@ -109,6 +110,8 @@ class Record:
                  provenance=list(self.provenance), expires=self.expires)
         if self.supersedes:
             d["supersedes"] = self.supersedes
+        if self.abstract:
+            d["abstract"] = self.abstract
         return d
 
     def to_json(self) -> str:
@@ -144,7 +147,7 @@ class Record:
         prov = d.get("provenance") or []
         if not isinstance(prov, list) or not all(isinstance(p, str) for p in prov):
             raise MalformedRecord(path, "provenance is not a list of ids")
-        for f in ("source", "created", "expires", "supersedes"):
+        for f in ("source", "created", "expires", "supersedes", "abstract"):
             if d.get(f) is not None and not isinstance(d[f], str):
                 raise MalformedRecord(path, f"field {f!r} is not a string")
         for f in ("created", "expires"):
@@ -157,7 +160,7 @@ class Record:
             id=d["id"], type=d["type"], key=d["key"], profile=d["profile"], body=d["body"], tags=tags,
             source=d.get("source") or "", created=d.get("created") or "", confidence=conf,
             provenance=list(prov), expires=d.get("expires"), supersedes=d.get("supersedes"),
-            extra={k: v for k, v in d.items() if k not in _KNOWN},
+            abstract=d.get("abstract") or None, extra={k: v for k, v in d.items() if k not in _KNOWN},
         )
 
     @classmethod

@@ -104,6 +104,8 @@ SETTINGS: tuple[Setting, ...] = (
     _s("recall.vector_weight", "float", 0.5, "weight of the meaning (vector) stage in fusion", minimum=0),
     _s("recall.rrf_k", "int", 60, "the k of reciprocal rank fusion (recall.fusion: rrf)", minimum=1),
     _s("recall.candidates", "int", 100, "how many matches each stage passes to fusion", minimum=1),
+    _s("recall.use_lift", "float", 0.1, "the most a record's uses (cited, opened, copied, thumbs-up) lift it "
+       "(0: off)", minimum=0),
     _s("recall.source_weight", "float", 0.3, "lift from other matches of the same source (0: off)", minimum=0),
     _s("recall.date_boost", "float", 1.0, "lift for records made on a date the question names (0: off)",
        minimum=0),
@@ -364,7 +366,7 @@ def problems(data: dict) -> tuple[list[str], list[str]]:
 
 # The settings the README shows; docs/DESIGN.md shows them all.
 COMMON = ("brain", "identity.name", "identity.email", "recall.bm25_weight", "recall.vector_weight",
-          "recall.half_life_days", "recall.decay_floor", "llm.provider", "llm.model", "llm.base_url", "voice.model",
+          "recall.half_life_days", "recall.decay_floor", "recall.use_lift", "llm.provider", "llm.model", "llm.base_url", "voice.model",
           "voice.device", "voice.hotwords", "harvest.quiet_minutes", "machine.role", "dedupe.link_on_write",
           "tray.hotkeys.recall", "tray.hotkeys.ptt", "tray.sweep_minutes", "tier_index.budget_chars",
           "maintain.grace_days", "maintain.archive_below")

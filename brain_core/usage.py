@@ -1,4 +1,8 @@
-"""How often and how lately each record was recalled: the input of decay.
+"""When each record helped: the input of the use lift and of decay.
+
+A record is *used* when it helped, not when it was shown: an answer cited it, the user opened or
+copied it from the popup, or gave a thumbs-up to an answer that cited it
+(:meth:`brain_core.brain.Brain.mark_used`). Being returned by a recall is not a use.
 
 Local state in ``.aida/usage.sqlite`` (WAL, never swapped), apart from the catalog so that a
 rebuild keeps it. It is not part of the brain's truth: losing it only makes every record look
@@ -11,6 +15,9 @@ import time
 from pathlib import Path
 
 from . import db as dbmod
+
+# What counts as a use: the record helped.
+USE_REASONS = ("cited", "opened", "copied", "thumbs-up")
 
 
 class Usage:
@@ -25,6 +32,8 @@ class Usage:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("CREATE TABLE IF NOT EXISTS usage(path TEXT PRIMARY KEY, uses INTEGER NOT NULL, last REAL NOT NULL)")
+            conn.execute("CREATE TABLE IF NOT EXISTS reasons(path TEXT NOT NULL, why TEXT NOT NULL, n INTEGER NOT NULL, "
+                         "PRIMARY KEY(path, why))")
             self._conn = conn
         return self._conn
 
@@ -42,16 +51,32 @@ class Usage:
         except dbmod.database_errors():
             return {}  # usage is advisory: a damaged file means "no usage known"
 
-    def bump(self, paths: list[str], when: float | None = None) -> None:
+    def reasons(self, path: str) -> dict[str, int]:
+        """How many uses of each kind one record had (``{"cited": 3, "copied": 1}``)."""
+        try:
+            return dict(self._c().execute("SELECT why, n FROM reasons WHERE path = ?", [path]).fetchall())
+        except dbmod.database_errors():
+            return {}
+
+    def bump(self, paths: list[str], when: float | None = None, why: str = "cited") -> None:
         if not paths:
             return
         when = when or time.time()
+        paths = list(dict.fromkeys(paths))  # one use per record per signal
         try:
             conn = self._c()
+            conn.execute("BEGIN")
             conn.executemany("INSERT INTO usage VALUES(?, 1, ?) ON CONFLICT(path) DO UPDATE SET uses = uses + 1, last = ?",
                              [(p, when, when) for p in paths])
+            conn.executemany("INSERT INTO reasons VALUES(?, ?, 1) ON CONFLICT(path, why) DO UPDATE SET n = n + 1",
+                             [(p, why) for p in paths])
+            conn.execute("COMMIT")
         except dbmod.database_errors():
-            pass  # a busy or damaged usage file must never fail a recall; decay just sees no use
+            try:
+                self._conn.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - nothing was open, or the file is gone
+                pass
+            # a busy or damaged usage file must never fail the caller; decay just sees no use
 
     def close(self) -> None:
         if self._conn is not None:

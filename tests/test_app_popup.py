@@ -161,3 +161,18 @@ def test_without_a_tray_a_window_offers_the_same_actions(qtbot, service, opened,
     finally:
         app.shutdown()
         app.window.hide()
+
+
+def test_opening_or_copying_a_result_counts_as_a_use_showing_does_not(qtbot, popup, service, opened, filled):
+    from brain_core.usage import Usage
+
+    type_and_wait(qtbot, popup, service, "commit message style")
+    path = popup.current_card().hit.path
+    usage = Usage(filled.root / ".aida" / "usage.sqlite")
+    assert usage.reasons(path) == {}  # shown, not used
+    qtbot.keyClick(popup.search, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: usage.reasons(path) == {"opened": 1}, timeout=10000)
+    with qtbot.waitSignal(popup.copied, timeout=2000):
+        qtbot.keyClick(popup.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: usage.reasons(path) == {"opened": 1, "copied": 1}, timeout=10000)
+    usage.close()

@@ -13,6 +13,7 @@ from brain_core.lifecycle.common import EXPIRED_TAG
 from brain_core.lifecycle.maintain import due, maintain
 
 OLD = "2024-01-15T09:00:00Z"
+INDEX_BUDGET = 520
 
 
 def _days_ago(n):
@@ -27,8 +28,11 @@ def _seed(brain):
     brain.remember("Standup notes from a day long ago.", type="event", created=OLD)
     brain.remember("The CDN does not support HTTP/3 yet.", key="cdn-http3", created=_days_ago(60),
                    expires=_days_ago(2))
-    # the billing export was recalled recently: used records do not fade
+    # the billing export was used recently (an answer cited it): used records do not fade
     brain.usage.bump(["memories/me/billing-export.json"], time.time() - 86400)
+    # a small INDEX.md: the instruction and the newest facts are loaded, the oldest fact is shelved
+    # (maintain never archives an entry INDEX.md loads on usage alone)
+    brain.config.set("tier_index.budget_chars", INDEX_BUDGET)
 
 
 def test_dry_run_writes_nothing(brain):
@@ -86,7 +90,21 @@ def test_grace_period_and_threshold_are_settings(brain):
     brain.config.set("maintain.grace_days", 30)
     brain.config.set("maintain.keep_types", [])
     report = maintain(brain, dry_run=True)
-    assert "memories/me/no-secrets.json" in dict(report.archived)
+    # no longer protected by its type, but INDEX.md loads it: kept, and said so
+    assert "memories/me/no-secrets.json" not in dict(report.archived)
+    assert "memories/me/no-secrets.json" in report.kept_in_index
+    brain.config.set("tier_index.budget_chars", 200)  # nothing fits: everything is on the shelf
+    report = maintain(brain, dry_run=True)
+    assert "memories/me/no-secrets.json" in dict(report.archived) and report.kept_in_index == ()
+
+
+def test_an_index_entry_is_never_archived_on_usage_alone(brain):
+    _seed(brain)
+    brain.config.set("tier_index.budget_chars", 6000)  # everything fits INDEX.md
+    report = maintain(brain)
+    assert "memories/me/old-staging-host.json" in report.kept_in_index
+    assert (brain.root / "memories/me/old-staging-host.json").exists()
+    assert all(not src.startswith("memories/") for src, _ in report.archived)  # the event still goes
 
 
 def test_reader_only_reports(brain):
@@ -100,13 +118,14 @@ def test_reader_only_reports(brain):
 
 def test_maintain_cli(brain, monkeypatch, capsys):
     _seed(brain)
+    brain.config.save()  # the CLI reads the settings file: the small INDEX.md budget with it
     monkeypatch.setenv("AIDA_BRAIN", str(brain.root))
     assert main(["brain", "maintain", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "memories/me/old-staging-host.json -> archive/memories/me/old-staging-host.json" in out
     assert main(["brain", "maintain", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert len(data["archived"]) == 2 and data["index"]["loaded"] >= 4
+    assert len(data["archived"]) == 2 and data["index"]["loaded"] >= 2 and data["kept_in_index"] == []
     assert main(["brain", "budget"]) == 0
 
 

@@ -1,4 +1,4 @@
-"""``aida hooks install claude|codex|gemini [--dry-run]`` and ``aida mcp``."""
+"""``aida hooks install|remove claude|codex|gemini [--dry-run]`` and ``aida mcp``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,13 @@ def register(sub, groups) -> None:
     p = hsub.add_parser("install", help="add Aida's harvest hook to the agent's settings (idempotent, with a backup)")
     p.add_argument("tool", choices=TOOLS, help="the agent to connect: claude, codex or gemini")
     p.add_argument("--dry-run", action="store_true", help="show the change as a diff and write nothing")
+    p.add_argument("--no-instructions", action="store_true",
+                   help="leave the agent's instruction file (CLAUDE.md, AGENTS.md, GEMINI.md) alone")
     p.set_defaults(func=cmd_install)
+    p = hsub.add_parser("remove", help="take the query-first section out of the agent's instruction file")
+    p.add_argument("tool", choices=TOOLS)
+    p.add_argument("--dry-run", action="store_true", help="show the change as a diff and write nothing")
+    p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("mcp", help="serve the brain to coding agents over MCP (stdio): recall, remember, recent")
     p.set_defaults(func=cmd_mcp)
@@ -32,10 +38,33 @@ def cmd_install(args, ctx) -> int:
     else:
         backup = apply(plan)
         print(f"Installed Aida's harvest hook in {plan.path}" + (f" (backup: {backup})" if backup else ""))
+    if not args.no_instructions:
+        _habit(args, ctx, remove=False)
     for note in plan.notes:
         print(f"Note: {note}")
     print("\nTo let the agent recall and remember through MCP, register Aida's server:")
     print(mcp_registration(args.tool, brain=ctx.brain_arg))
+    return 0
+
+
+def _habit(args, ctx, remove: bool) -> None:
+    from ..hooks import apply, plan_habit
+
+    plan = plan_habit(args.tool, brain=ctx.brain_arg, remove=remove)
+    if not plan.changed:
+        print(f"{plan.path}: " + ("no query-first section to remove." if remove
+                                  else "the query-first section is already there; nothing to change."))
+    elif args.dry_run:
+        print(plan.diff(), end="")
+        print(f"(dry run: {plan.path} was not changed)")
+    else:
+        backup = apply(plan)
+        print(("Removed the query-first section from " if remove else "Added the query-first section to ")
+              + str(plan.path) + (f" (backup: {backup})" if backup else ""))
+
+
+def cmd_remove(args, ctx) -> int:
+    _habit(args, ctx, remove=True)
     return 0
 
 

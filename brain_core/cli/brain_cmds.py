@@ -36,6 +36,8 @@ def register(sub, groups) -> None:
     p.add_argument("--recent", action="store_true", help="newest first among what matches")
     p.add_argument("--explain", action="store_true", help="show each stage's rank and score, decay and path")
     p.add_argument("--json", action="store_true", help="print a JSON array, best first")
+    p.add_argument("--depth", choices=("abstract", "full"), default="abstract",
+                   help="with --json: a long record's abstract (default) or its full body")
     p.add_argument("--as-of", dest="as_of", help="answer from the brain as it was at this date (YYYY-MM-DD)")
     p.add_argument("query", nargs="+", help="what to look for, in your own words")
     p.set_defaults(func=cmd_recall)
@@ -53,6 +55,18 @@ def register(sub, groups) -> None:
                                   "near-duplicates are listed as notes")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_lint)
+
+    p = g.add_parser("audit", help="how many agent sessions used each INDEX.md and shelf entry and knowledge page")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_audit)
+
+
+def cmd_audit(args, ctx) -> int:
+    from ..audit import audit, render
+
+    result = audit(ctx.open_brain())
+    print(json.dumps(result.to_json(), ensure_ascii=False) if args.json else render(result))
+    return 0
 
 
 def cmd_init(args, ctx) -> int:
@@ -93,7 +107,7 @@ def cmd_recall(args, ctx) -> int:
         hits = brain.recall(query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
                             recent=args.recent, explain=args.explain)
     if args.json:
-        print(json.dumps([h.to_json() for h in hits], ensure_ascii=False))
+        print(json.dumps([h.to_json(depth=args.depth) for h in hits], ensure_ascii=False))
         return 0
     if not hits:
         print("Nothing found.")

@@ -166,6 +166,8 @@ def cmd_maintain(args, ctx) -> int:
     print(f"Archived ({would}moved, nothing deleted): {len(report.archived)}")
     for src, dst in report.archived:
         print(f"    {src} -> {dst}")
+    if report.kept_in_index:
+        print(f"Kept though unused, because INDEX.md loads them: {len(report.kept_in_index)}")
     print(f"INDEX.md: {report.index_loaded} entries, {report.index_chars} characters; "
           f"{report.index_shelved} on the shelf.")
     print(f"Lint: {len(report.problems)} problem(s)" + (" (see `aida brain lint`)" if report.problems else ""))

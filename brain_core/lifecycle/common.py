@@ -77,7 +77,7 @@ def value_of(record: Record, use: tuple[int, float] | None, now: float, params) 
 
     created = parse_time(record.created)
     uses, last = use or (0, None)
-    v = decay_factor(now, created.timestamp() if created else 0.0, last, uses, params)
+    v = min(1.0, decay_factor(now, created.timestamp() if created else 0.0, last, uses, params))
     conf = record.confidence if isinstance(record.confidence, (int, float)) else 1
     v *= min(1.0, max(0.0, float(conf)))
     if is_expired(record, now) or EXPIRED_TAG in record.tags:

@@ -45,11 +45,12 @@ class MaintainReport:
     index_chars: int = 0
     reader: bool = False
     scores: dict = field(default_factory=dict)
+    kept_in_index: tuple[str, ...] = ()  # low-value and idle, but loaded in INDEX.md: not archived
 
     def to_json(self) -> dict:
         return {"dry_run": self.dry_run, "reader": self.reader, "scored": self.scored, "low_value": self.low_value,
                 "expired": list(self.expired), "archived": [{"from": a, "to": b} for a, b in self.archived],
-                "problems": list(self.problems), "index": {"loaded": self.index_loaded,
+                "problems": list(self.problems), "kept_in_index": list(self.kept_in_index), "index": {"loaded": self.index_loaded,
                                                            "shelved": self.index_shelved, "chars": self.index_chars}}
 
 
@@ -94,12 +95,17 @@ def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> Maint
     use = brain.usage.get([d.path for d in docs])
     scores: dict[str, float] = {}
     moves: list[tuple[str, str]] = []
+    kept: list[str] = []
+    in_index = _in_index(brain)
     for d in docs:
         u = use.get(d.path)
         v = value_of(d.record, u, now, params)
         scores[d.path] = round(v, 4)
         idle_days = (now - last_touched(d.record, u)) / DAY
         if v < settings.archive_below and idle_days > settings.grace_days and d.record.type not in settings.keep_types:
+            if d.path in in_index:
+                kept.append(d.path)  # never archived on usage alone
+                continue
             moves.append((d.path, archive_path(brain, d.path, d.record.id)))
     if not dry and moves:
         brain.move(moves, f"maintain: archive {len(moves)} record(s) both low-value and unused for "
@@ -112,11 +118,18 @@ def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> Maint
                                                                           if v < settings.archive_below),
                             expired=tuple(d.path for d in expired), archived=tuple(moves), problems=problems,
                             index_loaded=idx.loaded, index_shelved=idx.shelved, index_chars=idx.chars,
-                            reader=reader, scores=scores)
+                            reader=reader, scores=scores, kept_in_index=tuple(kept))
     if not dry:
         state = {"last_run": now_iso(), "report": report.to_json()}
         atomic_write_bytes(brain.state_dir / STATE, (json.dumps(state, indent=2) + "\n").encode())
     return report
+
+
+def _in_index(brain) -> set[str]:
+    """The paths INDEX.md loads (as it would be regenerated now)."""
+    from .tier_index import entries, plan
+
+    return {e.path for e in entries(brain)[:plan(brain).loaded]}
 
 
 def due(brain, every_hours: float = 24.0, now: float | None = None) -> bool:
