@@ -13,24 +13,25 @@ DAY = 86400.0
 OLD = "2023-01-01T00:00:00Z"
 
 
-def test_each_use_halves_what_decay_takes_away():
+def test_each_use_halves_the_distance_to_the_bounded_lift():
     p = RecallParams()
     now = parse_time("2024-01-01T00:00:00Z").timestamp()
     created = parse_time(OLD).timestamp()
     unused = decay_factor(now, created, None, 0, p)
     # a year old, half-life 180 days: 0.5 ** (365/180) of the way above the floor
     assert unused == pytest.approx(p.decay_floor + (1 - p.decay_floor) * 0.5 ** (365 / p.half_life_days))
-    for uses in (1, 2, 3):
-        used = decay_factor(now, created, created, uses, p)
-        assert 1 - used == pytest.approx((1 - unused) * 0.5 ** uses)
-    assert decay_factor(now, created, created, 500, p) == pytest.approx(1.0, abs=1e-5)  # capped, not overflowing
-    assert decay_factor(now, created, created, 500, p) < 1.0
+    for uses in (1, 2, 3):  # used just now: no fading yet
+        used = decay_factor(now, created, now, uses, p)
+        assert used == pytest.approx(unused * (1 + p.use_lift * (1 - 0.5 ** uses)))
+    many = decay_factor(now, created, now, 500, p)
+    assert many == pytest.approx(unused * (1 + p.use_lift), rel=1e-6) and many <= unused * (1 + p.use_lift)
+    # the lift fades with the time since the last use
+    assert decay_factor(now, created, now - 180 * DAY, 1, p) == pytest.approx(unused * (1 + p.use_lift * 0.5 * 0.5))
 
 
-def test_decay_counts_from_the_later_of_creation_and_last_use():
+def test_decay_counts_from_creation_and_uses_lift_by_at_most_use_lift():
     p = RecallParams()
     now = 1_800_000_000.0
-    assert decay_factor(now, now - 400 * DAY, now - 10 * DAY, 0, p) == pytest.approx(decay_factor(now, now - 10 * DAY, None, 0, p))
     assert decay_factor(now, now, None, 0, p) == 1.0
     assert decay_factor(now, 0.0, None, 0, p) == 1.0  # an unknown date is not punished
     assert decay_factor(now, now + DAY, None, 0, p) == 1.0  # a date ahead of the clock is fresh, not above 1
@@ -39,6 +40,7 @@ def test_decay_counts_from_the_later_of_creation_and_last_use():
     assert decay_factor(now, now - 400 * DAY, None, 0, RecallParams(half_life_days=0)) == 1.0  # 0: decay off
     lower_floor = decay_factor(now, now - 400 * DAY, None, 0, RecallParams(decay_floor=0.2))
     assert lower_floor < decay_factor(now, now - 400 * DAY, None, 0, p)
+    assert decay_factor(now, now - 400 * DAY, now, 9, RecallParams(use_lift=0)) == decay_factor(now, now - 400 * DAY, None, 0, p)
 
 
 def test_old_records_used_long_ago_rank_above_old_unused_ones(brain):
@@ -55,7 +57,8 @@ def test_old_records_used_long_ago_rank_above_old_unused_ones(brain):
     now = time.time()
     assert by_key[unused.key]["decay"] == pytest.approx(decay_factor(now, then, None, 0, p), abs=1e-3)
     assert by_key[used.key]["decay"] == pytest.approx(decay_factor(now, then, then, 3, p), abs=1e-3)
-    assert 1 - by_key[used.key]["decay"] == pytest.approx((1 - by_key[unused.key]["decay"]) / 8, abs=1e-3)
+    # used long ago: a lift that has faded but is still there, and never more than recall.use_lift
+    assert by_key[unused.key]["decay"] < by_key[used.key]["decay"] <= by_key[unused.key]["decay"] * (1 + p.use_lift)
 
 
 def test_a_lone_vector_match_gets_the_full_vector_weight(brain):
