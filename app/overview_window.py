@@ -165,9 +165,9 @@ class OverviewWindow(QWidget):
                                    + (f"; {c['problems']} files with problems (aida brain lint)" if c["problems"] else ""))
         unused = data.get("never_used")
         if unused is None:
-            self._fill(self.unused, [], "The usage audit is not available here.")
+            self._fill(self.unused, [], "No agent session to judge by yet.")
         else:
-            self._fill(self.unused, [(str(u.get("key") or u.get("path")), u.get("path")) for u in unused],
+            self._fill(self.unused, [(f"{u['key']} ({u['where']})", u["path"]) for u in unused],
                        "Every entry has been used.")
 
     @staticmethod

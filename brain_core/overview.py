@@ -9,7 +9,7 @@
   was read and dropped (nothing worth keeping);
 - ``index_budget``: INDEX.md's size against its budget, with ``aida brain budget``'s exit code;
 - ``catalog``: how fresh the card catalog is (files waiting to be indexed, the last scan);
-- ``never_used``: entries no harvested session has used, when the usage audit is available.
+- ``never_used``: entries no agent session has named (the usage audit), None when no session was read.
 
 Every item carries the brain-relative ``path`` of its file, so a window can open it. The tray's
 overview window shows this; ``aida brain overview --json`` prints it.
@@ -106,15 +106,14 @@ def _catalog(brain) -> dict[str, Any]:
 
 
 def _never_used(brain) -> list[dict[str, Any]] | None:
-    """Entries no harvested session has used (the usage audit), or None where there is no audit."""
-    try:
-        from . import audit  # type: ignore[attr-defined]
-    except ImportError:
-        return None
+    """Entries no agent session has named (the usage audit, :mod:`brain_core.audit`), or None when
+    no session could be read (nothing to judge by)."""
+    from . import audit
+
     try:
         report = audit.audit(brain)
     except Exception:  # noqa: BLE001 - the overview must open even when the audit cannot run
         return None
-    rows = report.get("never_used") if isinstance(report, dict) else None
-    return rows if isinstance(rows, list) else None
-
+    if not report.sessions:
+        return None
+    return [{"key": r.key, "path": r.path, "where": r.where} for r in report.never_used]
