@@ -24,10 +24,17 @@ from .jobs import harden_imports, main_thread_gc
 
 
 class _Worker(QObject):
+    """The signals a worker thread sends. It lives on the UI thread and has no parent, so it
+    outlives a window closed (and deleted) while the thread still runs."""
+
     progress = Signal(int, int, str)  # done, total, line
     line = Signal(str)
     finished = Signal(dict)
     released = Signal()
+
+    @Slot()
+    def release(self) -> None:
+        main_thread_gc.release()  # queued here, on the UI thread, where the collector's timer lives
 
 
 class WelcomeWindow(QWidget):
@@ -46,7 +53,7 @@ class WelcomeWindow(QWidget):
         self._worker.progress.connect(self._progress)
         self._worker.line.connect(self._say)
         self._worker.finished.connect(self._finished)
-        self._worker.released.connect(main_thread_gc.release)
+        self._worker.released.connect(self._worker.release)
         self.outcome: dict[str, str] = {}
 
         layout = QVBoxLayout(self)
