@@ -41,7 +41,10 @@ DEFAULTS: dict[str, Any] = {
         "decay_floor": 0.6,
     },
     "embed": {"model": "all-MiniLM-L6-v2-int8", "threads": 0},
-    "index": {"catch_up_limit": 64},
+    "index": {"catch_up_limit": 64,
+              "backend": "sqlite",   # sqlite (.aida/index.sqlite) | postgres (index.dsn; docs/POSTGRES.md)
+              "dsn": "",             # libpq conninfo, no password: PGPASSWORD or `aida keys set postgres`
+              "brain_id": ""},       # the brain's name on the server; empty: its first commit
 }
 
 
