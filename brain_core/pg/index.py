@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
@@ -27,7 +28,7 @@ from ..db import header_problem
 from ..index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
 from ..locks import FileLock
 from ..shelves import Doc, created_ts, json_tags
-from . import SCHEMA_VERSION, connect, database_errors, schema_for  # noqa: F401
+from . import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
 
 _CONFLICT = {"problems": ("path", ("message", "checksum")), "dirs": ("path", ("mtime_ns",)), "meta": ("k", ("v",))}
 _REPLACE = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)(.*)$", re.S)
@@ -55,17 +56,36 @@ class PgConn:
         self.raw = raw
 
     def execute(self, sql: str, args=()):
-        return self.raw.execute(translate(sql), tuple(args) if args else None)
+        return self.pg(translate(sql), tuple(args) if args else None)
 
     def executemany(self, sql: str, rows):
-        cur = self.raw.cursor()
         rows = list(rows)
+        cur = self.raw.cursor()
         if rows:
-            cur.executemany(translate(sql), rows)
+            with self._lost():
+                cur.executemany(translate(sql), rows)
         return cur
 
     def pg(self, sql: str, args=None):
-        return self.raw.execute(sql, args)
+        with self._lost():
+            return self.raw.execute(sql, args)
+
+    def pg_many(self, sql: str, rows) -> None:
+        if rows:
+            with self._lost():
+                self.raw.cursor().executemany(sql, rows)
+
+    @contextmanager
+    def _lost(self):
+        import psycopg
+
+        try:
+            yield
+        except psycopg.OperationalError as e:
+            if not (self.raw.closed or self.raw.broken):
+                raise
+            raise LostConnection(f"Lost the connection to the catalog server ({str(e).strip().splitlines()[0]}); "
+                                 "what was committed stays and the catalog keeps answering; run the command again.") from None
 
     def close(self) -> None:
         self.raw.close()
@@ -202,7 +222,7 @@ class PgIndex(Index):
             stats.reused += reused
             stats.embedded += len(batch) - reused
             with tx(conn):
-                conn.raw.cursor().executemany(UPSERT, [doc_row(d, v) for d, v in zip(batch, vectors)])
+                conn.pg_many(UPSERT, [doc_row(d, v) for d, v in zip(batch, vectors)])
                 conn.pg("DELETE FROM problems WHERE path = ANY(%s)", ([d.path for d in batch],))
                 stats.written += len(batch)
             if progress:
@@ -299,7 +319,7 @@ class PgIndex(Index):
                          "ON CONFLICT DO NOTHING")
         rows = [(sha, vec_text(vec)) for sha, vec in _sqlite_vectors(Path(sqlite_path), self.model_id)]
         if rows:
-            build.raw.cursor().executemany("INSERT INTO seed VALUES(%s, %s::vector) ON CONFLICT DO NOTHING", rows)
+            build.pg_many("INSERT INTO seed VALUES(%s, %s::vector) ON CONFLICT DO NOTHING", rows)
         self._seeded_conn = build
 
     # -- the way back ----------------------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""What only the server catalog has: brains sharing one database, a connection lost mid-rebuild or
+mid-apply, the migration between SQLite and PostgreSQL, and `aida doctor`'s server check."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from brain_core import Brain
+from brain_core.errors import BrainError
+from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
+from test_catalog_backends import reopen, settings
+
+
+@pytest.fixture
+def pg_brain(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("postgres", pg_dsn, "p" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    yield b
+    b.close()
+
+
+def _kill_other_backends(dsn: str) -> int:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        return c.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                         "AND datname = current_database() AND backend_type = 'client backend'").fetchone()[0]
+
+
+def _aida(brain_root, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "brain_core", "--brain", str(brain_root), *args],
+                          capture_output=True, text=True, timeout=300, env=os.environ.copy())
+
+
+def test_brains_sharing_one_database_see_only_their_own_rows(tmp_path, embedder, pg_dsn):  # noqa: F811
+    import yaml
+
+    settings("postgres", pg_dsn, "alpha" + uuid.uuid4().hex[:6])
+    a = Brain.init(tmp_path / "a", embedder=embedder)
+    a.remember("Alpha team deploys on Fridays.", key="alpha-deploys")
+    cfg = yaml.safe_load(open(os.environ["AIDA_CONFIG"]))
+    cfg["index"]["brain_id"] = "beta" + uuid.uuid4().hex[:6]
+    yaml.safe_dump(cfg, open(os.environ["AIDA_CONFIG"], "w"))
+    b = Brain.init(tmp_path / "b", embedder=embedder)
+    b.remember("Beta team deploys on Mondays.", key="beta-deploys")
+    assert a.index.schema != b.index.schema
+    assert [h.record.key for h in a.recall("team deploys", k=5)] == ["alpha-deploys"]
+    assert [h.record.key for h in b.recall("team deploys", k=5)] == ["beta-deploys"]
+    a.close()
+    b.close()
+
+
+def test_a_connection_lost_mid_rebuild_leaves_the_old_catalog_answering(pg_brain, pg_dsn):  # noqa: F811
+    b = pg_brain
+    for i in range(12):
+        b.remember(f"Ledger entry {i}: the payments ledger settles nightly.", key=f"ledger-{i}")
+    killed = []
+
+    def progress(done, total):
+        killed.append(_kill_other_backends(pg_dsn))  # the rebuild's own connection among them
+
+    with pytest.raises(BrainError, match="Lost the connection"):
+        b.index.rebuild(progress=progress)
+    assert killed and killed[0] >= 1
+    reader = reopen(b)
+    assert len(reader.recall("payments ledger", k=20)) == 12  # the old schema, untouched
+    conn = reader.index.conn()
+    assert conn.pg("SELECT to_regnamespace(%s)", (reader.index.schema + "__new",)).fetchone()[0] is not None
+    stats = reader.index.rebuild()
+    assert stats.written == 12 and stats.embedded == 0
+    conn = reader.index.conn()
+    assert conn.pg("SELECT to_regnamespace(%s)", (reader.index.schema + "__new",)).fetchone()[0] is None
+    assert len(reader.recall("payments ledger", k=20)) == 12
+    reader.close()
+
+
+def test_a_connection_lost_mid_apply_keeps_what_was_committed_and_the_next_sync_finishes(pg_brain, pg_dsn, monkeypatch):  # noqa: F811
+    import brain_core.pg.index as pgindex
+
+    b = pg_brain
+    b.remember("Already indexed before the outage.", key="before")
+    monkeypatch.setattr(pgindex, "APPLY_BATCH", 4)
+    for i in range(10):
+        rec = {"id": f"20260101-000000000-abc{i:03d}", "type": "fact", "key": f"pulled-{i}", "profile": "me",
+               "body": f"Pulled note {i} about the warehouse robots.", "tags": []}
+        (b.root / f"memories/me/pulled-{i}.json").write_text(json.dumps(rec))
+    with pytest.raises(BrainError, match="Lost the connection"):
+        b.index.sync(progress=lambda done, total: _kill_other_backends(pg_dsn))
+    again = reopen(b)
+    assert again.recall("outage", k=1, catch_up=False)[0].record.key == "before"
+    pulled = [h for h in again.recall("warehouse robots", k=20, catch_up=False) if h.record.key.startswith("pulled-")]
+    assert len(pulled) == 4  # the first batch was committed
+    report, stats = again.index.sync()
+    assert len(report.new) == 6 and stats.embedded == 6
+    assert len([h for h in again.recall("warehouse robots", k=20) if h.record.key.startswith("pulled-")]) == 10
+    again.close()
+
+
+def test_index_full_migrates_between_sqlite_and_postgres_without_reembedding(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    for i in range(6):
+        b.remember(f"Migration note {i}: the archive bucket rotates keys.", key=f"mig-{i}")
+    b.close()
+    bid = "mig" + uuid.uuid4().hex[:8]
+    settings("postgres", pg_dsn, bid)
+    out = _aida(b.root, "brain", "index", "--full")
+    assert out.returncode == 0, out.stderr
+    assert "6 records (0 embedded, 6 vectors reused)" in out.stdout
+    on = reopen(b)
+    assert on.index.backend == "postgres"
+    on.remember("Written while on the server.", key="on-server")
+    on.close()
+    out = _aida(b.root, "brain", "recall", "archive bucket keys", "-k", "10", "--json")
+    assert out.returncode == 0, out.stderr
+    keys = [h["key"] for h in json.loads(out.stdout)]
+    assert set(keys) == {f"mig-{i}" for i in range(6)} | {"on-server"} and keys[0].startswith("mig-")
+    doc = _aida(b.root, "doctor")
+    assert f"catalog aida_{bid} schema 1, 7 records" in doc.stdout, doc.stdout
+    # and back: the record written on the server reuses the server's vector
+    settings("sqlite", None, None)
+    cfg = {"index": {"backend": "sqlite", "dsn": pg_dsn, "brain_id": bid}}
+    import yaml
+
+    yaml.safe_dump(cfg, open(os.environ["AIDA_CONFIG"], "w"))
+    out = _aida(b.root, "brain", "index", "--full")
+    assert out.returncode == 0, out.stderr
+    assert "7 records (0 embedded, 7 vectors reused)" in out.stdout
+    assert not (b.root / ".aida/index.sqlite.from-server").exists()
+
+
+def test_doctor_names_an_unreachable_server_in_one_line(tmp_path, embedder):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.close()
+    settings("postgres", f"host=127.0.0.1 port={port} user=aida dbname=postgres connect_timeout=2", "gone")
+    out = _aida(b.root, "doctor")
+    assert out.returncode == 1
+    assert "[FAIL] catalog server: Cannot reach the catalog server" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+    out = _aida(b.root, "brain", "recall", "anything")
+    assert out.returncode != 0 and "Cannot reach the catalog server" in out.stderr
+    assert "Traceback" not in out.stderr
