@@ -66,9 +66,9 @@ class PgConn:
                 cur.executemany(translate(sql), rows)
         return cur
 
-    def pg(self, sql: str, args=None):
+    def pg(self, sql: str, args=None, binary: bool = False):
         with self._lost():
-            return self.raw.execute(sql, args)
+            return self.raw.execute(sql, args, binary=binary)
 
     def pg_many(self, sql: str, rows) -> None:
         if rows:
@@ -95,12 +95,9 @@ class PgConn:
         return self.raw.closed or self.raw.broken
 
 
-def vec_text(vec) -> str:
-    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vec, dtype=np.float32)) + "]"
-
-
-def vec_array(text: str) -> np.ndarray:
-    return np.array(text[1:-1].split(","), dtype=np.float32)
+def vec_param(vec) -> np.ndarray:
+    """A vector as a query parameter (sent in pgvector's binary format by pgvector's adapter)."""
+    return np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
 
 
 def schema_sql(schema: str, dim: int) -> str:
@@ -135,7 +132,7 @@ CREATE INDEX IF NOT EXISTS docs_hnsw ON {schema}.docs USING hnsw (embedding vect
 
 _DOC_COLS = ("path", "shelf", "id", "key", "type", "profile", "tags", "body", "source", "created", "created_ts",
              "expires", "checksum", "text_sha", "size", "mtime_ns")
-UPSERT = (f"INSERT INTO docs({', '.join(_DOC_COLS)}, embedding) VALUES({', '.join(['%s'] * len(_DOC_COLS))}, %s::vector) "
+UPSERT = (f"INSERT INTO docs({', '.join(_DOC_COLS)}, embedding) VALUES({', '.join(['%s'] * len(_DOC_COLS))}, %s) "
           f"ON CONFLICT (path) DO UPDATE SET "
           + ", ".join(f"{c}=EXCLUDED.{c}" for c in _DOC_COLS[1:] + ("embedding",)))
 
@@ -143,7 +140,7 @@ UPSERT = (f"INSERT INTO docs({', '.join(_DOC_COLS)}, embedding) VALUES({', '.joi
 def doc_row(doc: Doc, vec) -> tuple:
     r = doc.record
     return (doc.path, doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
-            created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns, vec_text(vec))
+            created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns, vec_param(vec))
 
 
 class PgIndex(Index):
@@ -164,6 +161,11 @@ class PgIndex(Index):
 
     def _open(self, schema: str) -> PgConn:
         conn = PgConn(connect(self.dsn))
+        if conn.pg("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            conn.pg("CREATE EXTENSION IF NOT EXISTS vector")
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn.raw)  # vectors travel as binary float32, not as text
         conn.pg(f"SET search_path TO {schema}, public")
         conn.pg(f"SET hnsw.ef_search = {int(self.ef_search)}")
         conn.pg("SET hnsw.iterative_scan = strict_order")
@@ -239,14 +241,14 @@ class PgIndex(Index):
 
     def _vectors_for(self, conn, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
         shas = list({d.text_sha for d in docs})
-        found = dict(conn.pg("SELECT DISTINCT ON (text_sha) text_sha, embedding::text FROM docs "
-                             "WHERE text_sha = ANY(%s)", (shas,)).fetchall())
+        found = dict(conn.pg("SELECT DISTINCT ON (text_sha) text_sha, embedding FROM docs "
+                             "WHERE text_sha = ANY(%s)", (shas,), binary=True).fetchall())
         if conn is self._seeded_conn:
             missing = [s for s in shas if s not in found]
             if missing:
-                found.update(conn.pg("SELECT text_sha, embedding::text FROM pg_temp.seed WHERE text_sha = ANY(%s)",
-                                     (missing,)).fetchall())
-        out: list[np.ndarray | None] = [vec_array(found[d.text_sha]) if d.text_sha in found else None for d in docs]
+                found.update(conn.pg("SELECT text_sha, embedding FROM pg_temp.seed WHERE text_sha = ANY(%s)",
+                                     (missing,), binary=True).fetchall())
+        out: list[np.ndarray | None] = [vec_param(found[d.text_sha]) if d.text_sha in found else None for d in docs]
         need = [i for i, v in enumerate(out) if v is None]
         if need:
             vecs = self.embedder.embed([docs[i].embed_text for i in need])
@@ -286,7 +288,6 @@ class PgIndex(Index):
                 if not quiet:
                     self.notice("a rebuild is already running; it will swap the new catalog in when done")
                 return None
-            build.pg("CREATE EXTENSION IF NOT EXISTS vector")
             with tx(build):
                 build.pg(f"DROP SCHEMA IF EXISTS {new} CASCADE")
                 build.pg(schema_sql(new, self.dim))
@@ -317,17 +318,17 @@ class PgIndex(Index):
             if model and model[0] == self.model_id:
                 build.pg(f"INSERT INTO seed SELECT DISTINCT ON (text_sha) text_sha, embedding FROM {self.schema}.docs "
                          "ON CONFLICT DO NOTHING")
-        rows = [(sha, vec_text(vec)) for sha, vec in _sqlite_vectors(Path(sqlite_path), self.model_id)]
+        rows = _sqlite_vectors(Path(sqlite_path), self.model_id)
         if rows:
-            build.pg_many("INSERT INTO seed VALUES(%s, %s::vector) ON CONFLICT DO NOTHING", rows)
+            build.pg_many("INSERT INTO seed VALUES(%s, %s) ON CONFLICT DO NOTHING", rows)
         self._seeded_conn = build
 
     # -- the way back ----------------------------------------------------------------------------------
 
     def vectors_by_text(self) -> list[tuple[str, bytes]]:
         """(text checksum, float32 bytes) for every vector here: what a SQLite rebuild reuses."""
-        rows = self.conn().pg("SELECT DISTINCT ON (text_sha) text_sha, embedding::text FROM docs").fetchall()
-        return [(sha, vec_array(v).tobytes()) for sha, v in rows]
+        rows = self.conn().pg("SELECT DISTINCT ON (text_sha) text_sha, embedding FROM docs", binary=True).fetchall()
+        return [(sha, vec_param(v).tobytes()) for sha, v in rows]
 
     def rebuild_running(self) -> bool:
         conn = self._open(self.schema)

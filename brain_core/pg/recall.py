@@ -18,7 +18,7 @@ import numpy as np
 from ..recall import (_WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _hit, _load, _recent, _sources,
                       _stage, fts_query, fuse, rescore, shortlist, with_source_context)
 from ..when import find_dates
-from .index import vec_text
+from .index import vec_param
 
 _QUOTED = re.compile(r'"(\w+)"')
 
@@ -72,7 +72,7 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
 
     if vectors and _WORD.search(query):
         vec = query_vector if query_vector is not None else index.embedder.embed([query])[0]
-        qv = vec_text(vec)
+        qv = vec_param(vec)
         rows = conn.execute(f"SELECT d.rowid, d.embedding <=> ?::vector AS dist FROM docs d WHERE {where} "
                             f"ORDER BY d.embedding <=> ?::vector LIMIT ?", [qv, *wargs, qv, n]).fetchall()
         for rank, (rowid, dist) in enumerate(rows, 1):
