@@ -25,6 +25,7 @@ import numpy as np
 from .. import db as dbmod
 from ..catalog import file_sum, tx
 from ..db import header_problem
+from ..errors import MissingDependency
 from ..index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
 from ..locks import FileLock
 from ..shelves import Doc, created_ts, json_tags
@@ -163,8 +164,12 @@ class PgIndex(Index):
         conn = PgConn(connect(self.dsn))
         if conn.pg("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
             conn.pg("CREATE EXTENSION IF NOT EXISTS vector")
-        from pgvector.psycopg import register_vector
-
+        try:
+            from pgvector.psycopg import register_vector
+        except ImportError:
+            conn.close()
+            raise MissingDependency("index.backend is postgres but pgvector's Python adapter is missing; "
+                                    "run `pip install 'aida[postgres]'`.") from None
         register_vector(conn.raw)  # vectors travel as binary float32, not as text
         conn.pg(f"SET search_path TO {schema}, public")
         conn.pg(f"SET hnsw.ef_search = {int(self.ef_search)}")
