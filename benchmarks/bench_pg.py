@@ -172,6 +172,7 @@ def main() -> None:
 
         server = Server()
         dsn = server.start()
+        os.environ["PGPASSWORD"] = server.password
     try:
         rows = []
         with tempfile.TemporaryDirectory(prefix="aida-bench-") as tmp:

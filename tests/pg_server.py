@@ -2,7 +2,8 @@
 
 ``initdb`` and ``postgres`` refuse to run as root; when the tests run as root (CI), the server runs
 as ``nobody`` (``setpriv``) with a data folder that user owns. One server per test session, on a
-free 127.0.0.1 port, trust authentication, stopped at the end.
+free 127.0.0.1 port, password (SCRAM) authentication with the password in ``PGPASSWORD`` for the
+session (never in a settings file or a DSN), stopped at the end.
 """
 
 from __future__ import annotations
@@ -52,8 +53,16 @@ class Server:
         subprocess.run(self.prefix + [str(self.bin / args[0]), *args[1:]], check=True, capture_output=True,
                        timeout=120, cwd=self.tmp)
 
+    password = "aida-test-" + os.urandom(6).hex()
+
     def start(self) -> str:
-        self._run("initdb", "-D", str(self.data), "-U", "aida", "-A", "trust", "-E", "UTF8", "--no-sync")
+        pwfile = self.tmp / "pw"
+        pwfile.write_text(self.password + "\n")
+        if self.prefix:
+            os.chown(pwfile, int(self.prefix[1].split("=")[1]), int(self.prefix[2].split("=")[1]))
+        self._run("initdb", "-D", str(self.data), "-U", "aida", "-A", "scram-sha-256", f"--pwfile={pwfile}",
+                  "-E", "UTF8", "--no-sync")
+        pwfile.unlink()
         opts = f"-p {self.port} -k {self.tmp} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
         self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.tmp / "log"), "-w", "start")
         return f"host=127.0.0.1 port={self.port} user=aida dbname=postgres"
@@ -77,5 +86,11 @@ def pg_dsn():
         server.stop()
         raise RuntimeError(f"the test PostgreSQL server did not start: {e}; "
                            f"{log.read_text() if log.exists() else ''}") from None
+    before = os.environ.get("PGPASSWORD")
+    os.environ["PGPASSWORD"] = server.password
     yield dsn
     server.stop()
+    if before is None:
+        os.environ.pop("PGPASSWORD", None)
+    else:
+        os.environ["PGPASSWORD"] = before

@@ -13,6 +13,7 @@ import pytest
 
 from brain_core import Brain
 from brain_core.errors import BrainError
+from keyring_memory import memory_keyring  # noqa: F401
 from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
 from test_catalog_backends import reopen, settings
 
@@ -152,3 +153,20 @@ def test_doctor_names_an_unreachable_server_in_one_line(tmp_path, embedder):
     out = _aida(b.root, "brain", "recall", "anything")
     assert out.returncode != 0 and "Cannot reach the catalog server" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_the_password_comes_from_pgpassword_or_the_keyring_never_the_settings(tmp_path, embedder, pg_dsn,  # noqa: F811
+                                                                             memory_keyring, monkeypatch):
+    password = os.environ["PGPASSWORD"]
+    monkeypatch.delenv("PGPASSWORD")
+    settings("postgres", pg_dsn, "pw" + uuid.uuid4().hex[:8])
+    with pytest.raises(BrainError, match="Cannot reach the catalog server"):
+        Brain.init(tmp_path / "brain", embedder=embedder)
+    from brain_core.keys import set_key
+
+    set_key("postgres", password)
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.remember("The keyring holds the catalog password.", key="kr")
+    assert b.recall("catalog password", k=1)[0].record.key == "kr"
+    b.close()
+    assert password not in open(os.environ["AIDA_CONFIG"]).read()
