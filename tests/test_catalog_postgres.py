@@ -170,3 +170,25 @@ def test_the_password_comes_from_pgpassword_or_the_keyring_never_the_settings(tm
     assert b.recall("catalog password", k=1)[0].record.key == "kr"
     b.close()
     assert password not in open(os.environ["AIDA_CONFIG"]).read()
+
+
+def test_lifecycle_jobs_read_the_same_vectors_from_either_catalog(tmp_path, embedder, pg_dsn):  # noqa: F811
+    from brain_core.lifecycle.common import vectors
+
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    for i in range(4):
+        b.remember(f"Consolidation input {i}: the cron host reboots weekly.", key=f"cons-{i}")
+    from brain_core.shelves import load_doc
+
+    docs = [load_doc(p.relative_to(b.root).as_posix(), p.read_bytes(), p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted((b.root / "memories/me").glob("*.json"))]
+    from_sqlite = vectors(b, docs)
+    b.close()
+    settings("postgres", pg_dsn, "life" + uuid.uuid4().hex[:8])
+    p = reopen(b)
+    p.index.rebuild()
+    p._embedder = type("NoEmbed", (), {"embed": lambda self, t: pytest.fail("re-embedded")})()
+    assert vectors(p, docs).shape == from_sqlite.shape
+    assert abs(vectors(p, docs) - from_sqlite).max() < 1e-6
+    p.close()
