@@ -192,3 +192,20 @@ def test_lifecycle_jobs_read_the_same_vectors_from_either_catalog(tmp_path, embe
     assert vectors(p, docs).shape == from_sqlite.shape
     assert abs(vectors(p, docs) - from_sqlite).max() < 1e-6
     p.close()
+
+
+def test_two_clones_share_one_catalog_and_keep_their_own_folder_times(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("postgres", pg_dsn, "team" + uuid.uuid4().hex[:8])
+    a = Brain.init(tmp_path / "a", embedder=embedder)
+    a.remember("The team's release train leaves every second Thursday.", key="release-train")
+    subprocess.run(["git", "clone", "-q", str(a.root), str(tmp_path / "b")], check=True)
+    b = Brain.open(tmp_path / "b")
+    b._embedder = embedder
+    assert b.index.host != a.index.host and b.index.schema == a.index.schema
+    assert b.index.stale_dirs()  # the clone's folders are new to the catalog
+    assert b.recall("when does the release train leave", k=1)[0].record.key == "release-train"
+    assert b.index.stale_dirs() == [] and a.index.stale_dirs() == []  # neither disturbed the other
+    report, stats = b.index.sync()
+    assert report.changes == 0 and stats.embedded == 0
+    a.close()
+    b.close()

@@ -13,7 +13,9 @@ schema answering and a half-built ``__new`` schema that the next rebuild drops.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import socket
 import time
 from contextlib import contextmanager
 from functools import lru_cache
@@ -42,6 +44,9 @@ def translate(sql: str) -> str:
         return "BEGIN"
     sql = sql.replace("%", "%%").replace("?", "%s")
     m = _REPLACE.match(sql)
+    if m and m.group(1) == "dirs":  # folder times are this machine's own (see schema_sql)
+        return ("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
+                "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns")
     if m:
         key, cols = _CONFLICT[m.group(1)]
         sets = ", ".join(f"{c}=EXCLUDED.{c}" for c in cols)
@@ -121,7 +126,10 @@ CREATE INDEX ON {schema}.docs(profile, key);
 CREATE INDEX ON {schema}.docs(created_ts);
 CREATE INDEX ON {schema}.docs(text_sha);
 CREATE TABLE {schema}.problems(path text PRIMARY KEY, message text NOT NULL, checksum text);
-CREATE TABLE {schema}.dirs(path text PRIMARY KEY, mtime_ns bigint NOT NULL);
+CREATE TABLE {schema}.dirs_host(host text NOT NULL, path text NOT NULL, mtime_ns bigint NOT NULL,
+                                PRIMARY KEY (host, path));
+CREATE VIEW {schema}.dirs AS
+    SELECT path, mtime_ns FROM {schema}.dirs_host WHERE host = current_setting('aida.host');
 """
 
 
@@ -157,6 +165,8 @@ class PgIndex(Index):
         self.brain_id = brain_id
         self.schema = schema_for(brain_id)
         self.ef_search = ef_search
+        # The folder times behind the cheap staleness check belong to one clone on one machine.
+        self.host = hashlib.sha256(f"{socket.gethostname()}:{Path(root).resolve()}".encode()).hexdigest()[:16]
 
     # -- connection -------------------------------------------------------------------------------
 
@@ -172,6 +182,7 @@ class PgIndex(Index):
                                     "run `pip install 'aida[postgres]'`.") from None
         register_vector(conn.raw)  # vectors travel as binary float32, not as text
         conn.pg(f"SET search_path TO {schema}, public")
+        conn.pg("SELECT set_config('aida.host', %s, false)", (self.host,))
         conn.pg(f"SET hnsw.ef_search = {int(self.ef_search)}")
         conn.pg("SET hnsw.iterative_scan = strict_order")
         return conn
