@@ -122,6 +122,7 @@ CREATE TABLE {schema}.docs(
         setweight(to_tsvector('english', replace(coalesce(key, ''), '-', ' ')), 'A') ||
         setweight(to_tsvector('english', translate(coalesce(tags, ''), ':[]",', '      ')), 'B') ||
         setweight(to_tsvector('english', coalesce(body, '')), 'D')) STORED);
+ALTER TABLE {schema}.docs ALTER COLUMN embedding SET STORAGE PLAIN;  -- inline: honest scan costs
 CREATE INDEX ON {schema}.docs(profile, key);
 CREATE INDEX ON {schema}.docs(created_ts);
 CREATE INDEX ON {schema}.docs(text_sha);
@@ -312,6 +313,7 @@ class PgIndex(Index):
             report = self.scan(conn=build)
             stats = self.apply(report, conn=build, progress=progress)
             build.pg(SEARCH_INDEXES.format(schema=new))
+            build.pg(f"ANALYZE {new}.docs")  # without statistics the planner skips the HNSW index
             with self.lock:
                 late = self.scan(conn=build)
                 if late.changes or late.problems:
