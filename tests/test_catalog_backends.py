@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import threading
 import uuid
 
 import pytest
 import yaml
 
 from brain_core import Brain
-from brain_core.config import Config
 from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
 
 BACKENDS = ["sqlite", "postgres"]
