@@ -3,8 +3,10 @@ default, or ``postgres``) and ``index.dsn``."""
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .errors import BrainError
 
@@ -51,28 +53,49 @@ def rebuild(brain, progress=None):
     idx = brain.index
     if getattr(idx, "backend", "sqlite") == "postgres" or not brain.config.get("index.dsn"):
         return idx.rebuild(progress=progress)
-    seed = idx.dir / "index.sqlite.from-server"
-    from .fsutil import discard
-
-    discard(seed)
     try:
         from .pg import brain_id
-        from .pg.index import PgIndex, export_sqlite_seed
+        from .pg.index import PgIndex
 
         server = PgIndex(brain.root, brain._lock, lambda: brain.embedder, dsn=str(brain.config.get("index.dsn")),
                          brain_id=brain_id(brain.root, brain.config.get("index.brain_id")), dim=idx.dim,
                          model_id=idx.model_id)
-        conn = server._open(server.schema)
-        try:
-            found = server.schema_problem(conn) is None
-        finally:
-            conn.close()
-        if found:
-            export_sqlite_seed(server, seed, idx.model_id)
-        server.close()
-    except Exception:  # noqa: BLE001 - no server: rebuild from the local catalog's vectors as usual
-        discard(seed)
+    except Exception:  # noqa: BLE001 - no psycopg: rebuild from the local catalog's vectors as usual
+        return idx.rebuild(progress=progress)
+    with _exported(server) as seed:
+        return idx.rebuild(progress=progress, reuse_from=seed)
+
+
+@contextmanager
+def vector_source(brain) -> Iterator[Path | None]:
+    """A SQLite file of this brain's vectors (by text checksum) for a local catalog build to reuse:
+    the catalog itself on SQLite, an export of the server's on PostgreSQL (as-of snapshots)."""
+    if getattr(brain.index, "backend", "sqlite") != "postgres":
+        yield brain.index.path
+        return
+    with _exported(brain.index) as seed:
+        yield seed
+
+
+@contextmanager
+def _exported(server) -> Iterator[Path | None]:
+    from .fsutil import discard
+    from .pg.index import export_sqlite_seed
+
+    seed = server.dir / f"index.sqlite.from-server-{os.getpid()}"
+    discard(seed)
     try:
-        return idx.rebuild(progress=progress, reuse_from=seed if seed.exists() else None)
+        try:
+            conn = server._open(server.schema)
+            try:
+                found = server.schema_problem(conn) is None
+            finally:
+                conn.close()
+            if found:
+                export_sqlite_seed(server, seed, server.model_id)
+            server.close()
+        except Exception:  # noqa: BLE001 - no server: the build embeds what it cannot reuse
+            discard(seed)
+        yield seed if seed.exists() else None
     finally:
         discard(seed)

@@ -133,7 +133,7 @@ def test_index_full_migrates_between_sqlite_and_postgres_without_reembedding(tmp
     out = _aida(b.root, "brain", "index", "--full")
     assert out.returncode == 0, out.stderr
     assert "7 records (0 embedded, 7 vectors reused)" in out.stdout
-    assert not (b.root / ".aida/index.sqlite.from-server").exists()
+    assert not list((b.root / ".aida").glob("index.sqlite.from-server*"))
 
 
 def test_doctor_names_an_unreachable_server_in_one_line(tmp_path, embedder):
@@ -208,4 +208,27 @@ def test_two_clones_share_one_catalog_and_keep_their_own_folder_times(tmp_path, 
     report, stats = b.index.sync()
     assert report.changes == 0 and stats.embedded == 0
     a.close()
+    b.close()
+
+
+def test_recall_as_of_on_a_server_brain_reuses_the_servers_vectors(tmp_path, embedder, pg_dsn, monkeypatch):  # noqa: F811
+    from brain_core.lifecycle.asof import recall_at
+
+    settings("postgres", pg_dsn, "asof" + uuid.uuid4().hex[:8])
+    for var in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+        monkeypatch.setenv(var, "2026-03-10T09:00:00Z")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.remember("Webhook retries are capped at six attempts.", key="retry-cap", created="2026-03-10T09:00:00Z")
+    b.remember("Deploys go out on Tuesdays.", key="deploy-day", created="2026-03-10T09:00:00Z")
+    for var in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+        monkeypatch.setenv(var, "2026-05-20T09:00:00Z")
+    b.remember("Webhook retries are capped at eight attempts.", key="retry-cap", created="2026-05-20T09:00:00Z")
+    assert not (b.root / ".aida/index.sqlite").exists()  # nothing local to reuse: only the server has vectors
+    embedded = []
+    b._embedder = type("Counting", (), {"embed": lambda self, t: embedded.extend(t) or embedder.embed(t)})()
+    then = recall_at(b, "2026-04-01", "how many webhook retries", k=1)
+    assert "six" in then[0].record.body
+    # the unchanged record's vector came from the server; only text the catalog no longer has is embedded
+    assert not [t for t in embedded if "Tuesdays" in t]
+    assert [t for t in embedded if "six" in t]
     b.close()
