@@ -232,3 +232,32 @@ def test_recall_as_of_on_a_server_brain_reuses_the_servers_vectors(tmp_path, emb
     assert not [t for t in embedded if "Tuesdays" in t]
     assert [t for t in embedded if "six" in t]
     b.close()
+
+
+def test_readers_keep_answering_while_a_rebuild_swaps_the_catalog(pg_brain, capsys):
+    import threading
+
+    b = pg_brain
+    b.remember_many([{"body": f"Reader note {i}: the tide gauge reports hourly.", "key": f"tide-{i}"} for i in range(30)])
+    reader = reopen(b)
+    for _ in range(6):  # past psycopg's prepare threshold: the swap must not break prepared statements
+        assert len(reader.recall("tide gauge hourly", k=10, catch_up=False)) == 10
+    done = threading.Event()
+    errors = []
+
+    def rebuild():
+        try:
+            b.index.rebuild()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+        done.set()
+
+    threading.Thread(target=rebuild).start()
+    answers = 0
+    while not done.is_set() or answers < 3:
+        assert len(reader.recall("tide gauge hourly", k=10, catch_up=False)) == 10
+        answers += 1
+    assert not errors
+    assert "reconnecting" not in capsys.readouterr().err  # no query failed and was retried
+    assert len(reader.recall("tide gauge hourly", k=30)) == 30
+    reader.close()
