@@ -105,10 +105,9 @@ class Brain:
     @property
     def index(self):
         if self._index is None:
-            from .embed import DIM, MODEL_ID
-            from .index import Index
+            from .catalogs import open_index
 
-            self._index = Index(self.root, self._lock, lambda: self.embedder, dim=DIM, model_id=MODEL_ID)
+            self._index = open_index(self.root, self._lock, lambda: self.embedder, self.config)
         return self._index
 
     @property
@@ -327,12 +326,13 @@ class Brain:
         if catch_up:
             self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
         params = RecallParams.from_config(self.config)
-        from . import db as dbmod
+        from .catalogs import recall_api
 
+        recall, errors = recall_api(self.index, recall)
         try:
             hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
-        except dbmod.database_errors() as e:
+        except errors as e:
             self.index.recover(f"the index failed while answering ({e})")
             hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)

@@ -44,7 +44,10 @@ DEFAULTS: dict[str, Any] = {
         "use_lift": 0.1,
     },
     "embed": {"model": "all-MiniLM-L6-v2-int8", "threads": 0},
-    "index": {"catch_up_limit": 64},
+    "index": {"catch_up_limit": 64,
+              "backend": "sqlite",   # sqlite (.aida/index.sqlite) | postgres (index.dsn; docs/POSTGRES.md)
+              "dsn": "",             # libpq conninfo, no password: PGPASSWORD or `aida config set-key postgres`
+              "brain_id": ""},       # the brain's name on the server; empty: its first commit
     # `aida brain sync` deadlines, in seconds: the whole sync, http under 1 kB/s, an ssh connect
     "sync": {"timeout": 300, "low_speed_time": 30, "connect_timeout": 15},
     # A new record that says what another profile's record says becomes a source of that record

@@ -117,6 +117,11 @@ SETTINGS: tuple[Setting, ...] = (
     _s("recall.tags_weight", "float", 0.5, "bm25 weight of a record's tags", minimum=0),
     _s("embed.model", "str", "all-MiniLM-L6-v2-int8", "the embedding model (the one that ships with Aida)"),
     _s("embed.threads", "int", 0, "CPU threads for embedding (0: onnxruntime decides)", minimum=0),
+    _s("index.backend", "choice", "sqlite", "where the card catalog lives: sqlite (.aida/index.sqlite) or postgres "
+       "(index.dsn; docs/POSTGRES.md)", choices=("sqlite", "postgres")),
+    _s("index.dsn", "str", "", "the PostgreSQL catalog's libpq connection string, without the password "
+       "(PGPASSWORD or `aida config set-key postgres`)"),
+    _s("index.brain_id", "str", "", "the brain's name on the catalog server (empty: its first commit)"),
     _s("index.catch_up_limit", "int", 64, "files changed behind the index that recall catches up at once; "
        "more start a background rebuild", minimum=0),
     # -- ask and the LLM ---------------------------------------------------------------------------------

@@ -149,7 +149,9 @@ def cmd_index(args, ctx) -> int:
         return 0
     t0 = time.perf_counter()
     if args.full:
-        stats = idx.rebuild(progress=_progress if sys.stderr.isatty() else None)
+        from ..catalogs import rebuild
+
+        stats = rebuild(brain, progress=_progress if sys.stderr.isatty() else None)
         if stats is None:
             return 0
         print(f"Rebuilt: {stats.written} records ({stats.embedded} embedded, {stats.reused} vectors reused) "

@@ -51,6 +51,8 @@ FIXES = {
     "microphone": "connect a microphone (or choose one with `aida config set voice.input_device NAME`); "
                   "push-to-talk and recording need one, transcribing files does not",
     "gpu": "an NVIDIA GPU with CUDA makes transcription faster; `make gpu` installs onnxruntime-gpu",
+    "catalog server": "check index.dsn, the server and its pgvector extension (docs/POSTGRES.md); "
+                      "or `aida config set index.backend sqlite`",
 }
 
 
@@ -92,6 +94,8 @@ def cmd_doctor(args, ctx) -> int:
     if audio["status"] == OK:
         results.append(_check("microphone", _microphone, cfg))
     results.append(_check("gpu", _gpu, cfg))
+    if str(cfg.get("index.backend", "sqlite")).lower() == "postgres":
+        results.append(_check("catalog server", lambda: _catalog_server(ctx)))
     if args.json:
         print(json.dumps(results, indent=2))
     else:
@@ -246,3 +250,14 @@ def _gpu(cfg):
             raise RuntimeError(f"voice.device is cuda, but there is {why}; set it to auto or cpu, or fix the GPU")
         raise Optional_(f"{why}; transcription runs on the CPU (int8)")
     return f"{n} CUDA device(s); transcription runs there (float16)"
+
+
+def _catalog_server(ctx):
+    from .. import pg
+
+    try:
+        root = ctx.brain_path()
+        root = root if (root / ".git").exists() else None
+    except Exception:  # noqa: BLE001 - no brain: check the server alone
+        root = None
+    return pg.doctor(ctx.config, root)

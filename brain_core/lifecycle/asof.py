@@ -78,7 +78,10 @@ def snapshot(brain, sha: str) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
             raise BrainError(f"git archive of {sha[:10]} failed ({problem}); check the brain with `git fsck`.")
         idx = _index(brain, tmp)
-        idx.rebuild(reuse_from=brain.index.path, quiet=True)
+        from ..catalogs import vector_source
+
+        with vector_source(brain) as seed:  # the server catalog's vectors too, on PostgreSQL
+            idx.rebuild(reuse_from=seed, quiet=True)
         idx.close()
         shutil.rmtree(root, ignore_errors=True)
         os.replace(tmp, root)

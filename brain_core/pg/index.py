@@ -1,0 +1,392 @@
+"""The catalog's PostgreSQL backend: :class:`PgIndex` is :class:`~brain_core.index.Index` with its
+rows on a server.
+
+The scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite backend's own
+code: they speak a little SQL (``?`` placeholders, ``INSERT OR REPLACE`` into ``dirs``/``problems``/
+``meta``, ``BEGIN IMMEDIATE``) that :class:`PgConn` translates, so the rules that decide what
+changed live in one place. What differs is written here: the rows (one ``docs`` table holding the
+text, a generated ``tsvector`` and a pgvector column with an HNSW index), the vector reuse by text
+checksum, and the rebuild, which fills a new schema and renames it over the old one in one
+transaction. A lost connection mid-apply rolls back the open batch; mid-rebuild it leaves the old
+schema answering and a half-built ``__new`` schema that the next rebuild drops.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import socket
+import time
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .. import db as dbmod
+from ..catalog import file_sum, tx
+from ..db import header_problem
+from ..errors import MissingDependency
+from ..index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
+from ..locks import FileLock
+from ..shelves import Doc, created_ts, json_tags
+from . import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
+
+_CONFLICT = {"problems": ("path", ("message", "checksum")), "dirs": ("path", ("mtime_ns",)), "meta": ("k", ("v",))}
+_REPLACE = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)(.*)$", re.S)
+
+
+@lru_cache(maxsize=256)
+def translate(sql: str) -> str:
+    """The shared code's SQLite dialect as PostgreSQL (placeholders, upserts, transactions)."""
+    if sql.strip().upper() == "BEGIN IMMEDIATE":
+        return "BEGIN"
+    sql = sql.replace("%", "%%").replace("?", "%s")
+    m = _REPLACE.match(sql)
+    if m and m.group(1) == "dirs":  # folder times are this machine's own (see schema_sql)
+        return ("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
+                "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns")
+    if m:
+        key, cols = _CONFLICT[m.group(1)]
+        sets = ", ".join(f"{c}=EXCLUDED.{c}" for c in cols)
+        sql = f"INSERT INTO {m.group(1)}{m.group(2)} ON CONFLICT ({key}) DO UPDATE SET {sets}"
+    return sql
+
+
+class PgConn:
+    """A psycopg connection that takes the SQLite-dialect statements of the shared index code;
+    :meth:`pg` runs PostgreSQL as written."""
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, args=()):
+        return self.pg(translate(sql), tuple(args) if args else None)
+
+    def executemany(self, sql: str, rows):
+        rows = list(rows)
+        cur = self.raw.cursor()
+        if rows:
+            with self._lost():
+                cur.executemany(translate(sql), rows)
+        return cur
+
+    def pg(self, sql: str, args=None, binary: bool = False):
+        with self._lost():
+            return self.raw.execute(sql, args, binary=binary)
+
+    def pg_many(self, sql: str, rows) -> None:
+        if rows:
+            with self._lost():
+                self.raw.cursor().executemany(sql, rows)
+
+    @contextmanager
+    def _lost(self):
+        import psycopg
+
+        try:
+            yield
+        except psycopg.OperationalError as e:
+            if not (self.raw.closed or self.raw.broken):
+                raise
+            raise LostConnection(f"Lost the connection to the catalog server ({str(e).strip().splitlines()[0]}); "
+                                 "what was committed stays and the catalog keeps answering; run the command again.") from None
+
+    def close(self) -> None:
+        self.raw.close()
+
+    @property
+    def closed(self) -> bool:
+        return self.raw.closed or self.raw.broken
+
+
+def vec_param(vec) -> np.ndarray:
+    """A vector as a query parameter (sent in pgvector's binary format by pgvector's adapter)."""
+    return np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+
+
+def schema_sql(schema: str, dim: int) -> str:
+    return f"""
+CREATE SCHEMA {schema};
+CREATE TABLE {schema}.meta(k text PRIMARY KEY, v text);
+CREATE TABLE {schema}.docs(
+    rowid bigserial PRIMARY KEY,
+    path text UNIQUE NOT NULL,
+    shelf text NOT NULL,
+    id text, key text, type text, profile text, tags text, body text, source text,
+    created text, created_ts double precision, expires text,
+    checksum text NOT NULL, text_sha text NOT NULL, size bigint, mtime_ns bigint,
+    embedding vector({dim}) NOT NULL,
+    fts tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', replace(coalesce(key, ''), '-', ' ')), 'A') ||
+        setweight(to_tsvector('english', translate(coalesce(tags, ''), ':[]",', '      ')), 'B') ||
+        setweight(to_tsvector('english', coalesce(body, '')), 'D')) STORED);
+ALTER TABLE {schema}.docs ALTER COLUMN embedding SET STORAGE PLAIN;  -- inline: honest scan costs
+CREATE INDEX ON {schema}.docs(profile, key);
+CREATE INDEX ON {schema}.docs(created_ts);
+CREATE INDEX ON {schema}.docs(text_sha);
+CREATE TABLE {schema}.problems(path text PRIMARY KEY, message text NOT NULL, checksum text);
+CREATE TABLE {schema}.dirs_host(host text NOT NULL, path text NOT NULL, mtime_ns bigint NOT NULL,
+                                PRIMARY KEY (host, path));
+CREATE VIEW {schema}.dirs AS
+    SELECT path, mtime_ns FROM {schema}.dirs_host WHERE host = current_setting('aida.host');
+"""
+
+
+SEARCH_INDEXES = """
+CREATE INDEX IF NOT EXISTS docs_fts ON {schema}.docs USING gin(fts);
+CREATE INDEX IF NOT EXISTS docs_hnsw ON {schema}.docs USING hnsw (embedding vector_cosine_ops)
+    WITH (m = 16, ef_construction = 64);
+"""
+
+_DOC_COLS = ("path", "shelf", "id", "key", "type", "profile", "tags", "body", "source", "created", "created_ts",
+             "expires", "checksum", "text_sha", "size", "mtime_ns")
+UPSERT = (f"INSERT INTO docs({', '.join(_DOC_COLS)}, embedding) VALUES({', '.join(['%s'] * len(_DOC_COLS))}, %s) "
+          f"ON CONFLICT (path) DO UPDATE SET "
+          + ", ".join(f"{c}=EXCLUDED.{c}" for c in _DOC_COLS[1:] + ("embedding",)))
+
+
+def doc_row(doc: Doc, vec) -> tuple:
+    r = doc.record
+    return (doc.path, doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
+            created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns, vec_param(vec))
+
+
+class PgIndex(Index):
+    """One brain's catalog in schema ``aida_<brain id>`` of the database at ``dsn``."""
+
+    backend = "postgres"
+
+    def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, *, dsn: str, brain_id: str,
+                 dim: int = 384, model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows",
+                 notice: Callable[[str], None] | None = None, ef_search: int = 200) -> None:
+        super().__init__(root, lock, embedder_factory, dim=dim, model_id=model_id, notice=notice)
+        self.dsn = dsn
+        self.brain_id = brain_id
+        self.schema = schema_for(brain_id)
+        self.ef_search = ef_search
+        # The folder times behind the cheap staleness check belong to one clone on one machine.
+        self.host = hashlib.sha256(f"{socket.gethostname()}:{Path(root).resolve()}".encode()).hexdigest()[:16]
+
+    # -- connection -------------------------------------------------------------------------------
+
+    def _open(self, schema: str) -> PgConn:
+        conn = PgConn(connect(self.dsn))
+        if conn.pg("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            conn.pg("CREATE EXTENSION IF NOT EXISTS vector")
+        try:
+            from pgvector.psycopg import register_vector
+        except ImportError:
+            conn.close()
+            raise MissingDependency("index.backend is postgres but pgvector's Python adapter is missing; "
+                                    "run `pip install 'aida[postgres]'`.") from None
+        register_vector(conn.raw)  # vectors travel as binary float32, not as text
+        conn.pg(f"SET search_path TO {schema}, public")
+        conn.pg("SELECT set_config('aida.host', %s, false)", (self.host,))
+        conn.pg(f"SET hnsw.ef_search = {int(self.ef_search)}")
+        conn.pg("SET hnsw.iterative_scan = strict_order")
+        return conn
+
+    def conn(self):
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
+        self.close()
+        conn = self._open(self.schema)
+        problem = self.schema_problem(conn)
+        if problem is None:
+            self._conn = conn
+            return conn
+        conn.close()
+        self._create_from_files(problem + "; building it from the files")
+        return self.conn()
+
+    def schema_problem(self, conn) -> str | None:
+        if conn.pg("SELECT to_regclass(%s)", (f"{self.schema}.meta",)).fetchone()[0] is None:
+            return "the catalog is not on the server yet"
+        meta = dict(conn.pg("SELECT k, v FROM meta WHERE k IN ('schema', 'model')").fetchall())
+        if meta.get("schema") != SCHEMA_VERSION or meta.get("model") != self.model_id:
+            return "the catalog on the server was made by another version or model"
+        return None
+
+    def recover(self, reason: str) -> None:
+        """A failed query: reconnect; rebuild only when the catalog itself is missing or foreign
+        (a dropped connection is not a broken catalog)."""
+        self.close()
+        self.notice(reason + "; reconnecting")
+
+    def _create_from_files(self, why: str) -> None:
+        self.notice(why)
+        self.rebuild(quiet=True)
+
+    # -- apply ------------------------------------------------------------------------------------
+
+    def apply(self, report: ScanReport, conn=None, progress: Callable[[int, int], None] | None = None) -> ApplyStats:
+        """Write a report into the catalog, in batches of one transaction each (the caller holds
+        the brain's write lock)."""
+        conn = conn or self.conn()
+        t0 = time.perf_counter()
+        stats = ApplyStats()
+        docs = list(report.new) + list(report.modified)
+        with tx(conn):
+            for path in report.deleted:
+                stats.deleted += conn.pg("DELETE FROM docs WHERE path = %s", (path,)).rowcount
+            conn.executemany("INSERT OR REPLACE INTO problems VALUES(?,?,?)",
+                             [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
+            conn.executemany("UPDATE docs SET size=?, mtime_ns=? WHERE path=?",
+                             [(f.size, f.mtime_ns, f.path) for f in report.touched])
+        for start in range(0, len(docs), APPLY_BATCH):
+            batch = docs[start:start + APPLY_BATCH]
+            vectors, reused = self._vectors_for(conn, batch)
+            stats.reused += reused
+            stats.embedded += len(batch) - reused
+            with tx(conn):
+                conn.pg_many(UPSERT, [doc_row(d, v) for d, v in zip(batch, vectors)])
+                conn.pg("DELETE FROM problems WHERE path = ANY(%s)", ([d.path for d in batch],))
+                stats.written += len(batch)
+            if progress:
+                progress(min(start + APPLY_BATCH, len(docs)), len(docs))
+        with tx(conn):
+            problem_paths = {p.path for p in report.problems}
+            for (path,) in conn.pg("SELECT path FROM problems").fetchall():
+                if path not in problem_paths and not (self.root / path).exists():
+                    conn.pg("DELETE FROM problems WHERE path = %s", (path,))
+            conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(report.dirs.items()))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
+        stats.seconds = time.perf_counter() - t0
+        return stats
+
+    def _vectors_for(self, conn, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
+        shas = list({d.text_sha for d in docs})
+        found = dict(conn.pg("SELECT DISTINCT ON (text_sha) text_sha, embedding FROM docs "
+                             "WHERE text_sha = ANY(%s)", (shas,), binary=True).fetchall())
+        if conn is self._seeded_conn:
+            missing = [s for s in shas if s not in found]
+            if missing:
+                found.update(conn.pg("SELECT text_sha, embedding FROM pg_temp.seed WHERE text_sha = ANY(%s)",
+                                     (missing,), binary=True).fetchall())
+        out: list[np.ndarray | None] = [vec_param(found[d.text_sha]) if d.text_sha in found else None for d in docs]
+        need = [i for i, v in enumerate(out) if v is None]
+        if need:
+            vecs = self.embedder.embed([docs[i].embed_text for i in need])
+            for j, i in enumerate(need):
+                out[i] = vecs[j]
+        return out, len(docs) - len(need)  # type: ignore[return-value]
+
+    def upsert_file(self, rel: str, data: bytes) -> None:
+        from ..shelves import load_doc
+
+        conn = self.conn()
+        st = (self.root / rel).stat()
+        doc = load_doc(rel, data, st.st_size, st.st_mtime_ns)
+        vectors, _ = self._vectors_for(conn, [doc])
+        with tx(conn):
+            conn.pg(UPSERT, doc_row(doc, vectors[0]))
+            self._note_dirs(conn, rel)
+
+    def remove_file(self, rel: str) -> None:
+        conn = self.conn()
+        with tx(conn):
+            conn.pg("DELETE FROM docs WHERE path = %s", (rel,))
+            self._note_dirs(conn, rel)
+
+    # -- full rebuild -------------------------------------------------------------------------------
+
+    def rebuild(self, reuse_from: Path | None = None, quiet: bool = False, progress=None) -> ApplyStats | None:
+        """Build the catalog from the files into ``<schema>__new`` and rename it over the old one in
+        one transaction. Vectors are reused by text checksum from the old schema and from a local
+        SQLite catalog (``reuse_from`` or ``.aida/index.sqlite``: the migration from SQLite).
+
+        Returns None when another rebuild of this brain (on any machine) is running."""
+        new = f"{self.schema}__new"
+        build = self._open(new)
+        try:
+            if not build.pg("SELECT pg_try_advisory_lock(hashtext(%s))", (self.schema,)).fetchone()[0]:
+                if not quiet:
+                    self.notice("a rebuild is already running; it will swap the new catalog in when done")
+                return None
+            with tx(build):
+                build.pg(f"DROP SCHEMA IF EXISTS {new} CASCADE")
+                build.pg(schema_sql(new, self.dim))
+                build.pg("INSERT INTO meta VALUES('schema', %s), ('model', %s)", (SCHEMA_VERSION, self.model_id))
+            self._seed(build, reuse_from or self.path)
+            report = self.scan(conn=build)
+            stats = self.apply(report, conn=build, progress=progress)
+            build.pg(SEARCH_INDEXES.format(schema=new))
+            build.pg(f"ANALYZE {new}.docs")  # without statistics the planner skips the HNSW index
+            with self.lock:
+                late = self.scan(conn=build)
+                if late.changes or late.problems:
+                    self.apply(late, conn=build)
+                self.close()
+                with tx(build):
+                    build.pg(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
+                    build.pg(f"ALTER SCHEMA {new} RENAME TO {self.schema}")
+            return stats
+        finally:
+            self._seeded_conn = None
+            build.close()
+
+    def _seed(self, build: PgConn, sqlite_path: Path) -> None:
+        """A temp table of reusable vectors (text checksum -> vector) from the old catalogs."""
+        build.pg("CREATE TEMP TABLE seed(text_sha text PRIMARY KEY, embedding vector) ON COMMIT PRESERVE ROWS")
+        old = build.pg("SELECT to_regclass(%s)", (f"{self.schema}.meta",)).fetchone()[0]
+        if old is not None:
+            model = build.pg(f"SELECT v FROM {self.schema}.meta WHERE k='model'").fetchone()
+            if model and model[0] == self.model_id:
+                build.pg(f"INSERT INTO seed SELECT DISTINCT ON (text_sha) text_sha, embedding FROM {self.schema}.docs "
+                         "ON CONFLICT DO NOTHING")
+        rows = _sqlite_vectors(Path(sqlite_path), self.model_id)
+        if rows:
+            build.pg_many("INSERT INTO seed VALUES(%s, %s) ON CONFLICT DO NOTHING", rows)
+        self._seeded_conn = build
+
+    # -- the way back ----------------------------------------------------------------------------------
+
+    def vectors_by_text(self) -> list[tuple[str, bytes]]:
+        """(text checksum, float32 bytes) for every vector here: what a SQLite rebuild reuses."""
+        rows = self.conn().pg("SELECT DISTINCT ON (text_sha) text_sha, embedding FROM docs", binary=True).fetchall()
+        return [(sha, vec_param(v).tobytes()) for sha, v in rows]
+
+    def rebuild_running(self) -> bool:
+        conn = self._open(self.schema)
+        try:
+            got = conn.pg("SELECT pg_try_advisory_lock(hashtext(%s))", (self.schema,)).fetchone()[0]
+            return not got
+        finally:
+            conn.close()
+
+
+def _sqlite_vectors(path: Path, model_id: str):
+    if not path.exists() or header_problem(path) is not None:
+        return []
+    try:
+        src = dbmod.connect(path, readonly=True)
+        model = src.execute("SELECT v FROM meta WHERE k='model'").fetchone()
+        if not model or model[0] != model_id:
+            src.close()
+            return []
+        rows = src.execute("SELECT d.text_sha, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid").fetchall()
+        src.close()
+    except dbmod.database_errors():
+        return []
+    return [(sha, np.frombuffer(blob, dtype=np.float32)) for sha, blob in rows]
+
+
+def export_sqlite_seed(index: PgIndex, path: Path, model_id: str) -> None:
+    """Write the server catalog's vectors to a small SQLite file in the shape
+    :meth:`Index._seed_vectors` reads, so moving back to SQLite re-embeds nothing."""
+    rows = index.vectors_by_text()
+    conn = dbmod.connect(path)
+    conn.executescript("CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);"
+                       "CREATE TABLE docs(rowid INTEGER PRIMARY KEY, text_sha TEXT);"
+                       "CREATE TABLE docs_vec(rowid INTEGER PRIMARY KEY, embedding BLOB);")
+    conn.execute("INSERT INTO meta VALUES('model', ?)", (model_id,))
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO docs VALUES(?,?)", [(i, sha) for i, (sha, _) in enumerate(rows, 1)])
+    conn.executemany("INSERT INTO docs_vec VALUES(?,?)", [(i, blob) for i, (_, blob) in enumerate(rows, 1)])
+    conn.execute("COMMIT")
+    conn.close()
+
+
+__all__ = ["PgIndex", "PgConn", "translate", "database_errors", "export_sqlite_seed", "INDEX_NAME"]

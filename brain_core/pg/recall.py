@@ -1,0 +1,125 @@
+"""Hybrid recall on the PostgreSQL catalog: the same two candidate stages as
+:func:`brain_core.recall.gather` (keyword: ``ts_rank_cd`` over a weighted ``tsvector``; meaning:
+pgvector's HNSW cosine), then recall.py's own fusion, source context, shortlist, decay, date lift,
+recency mode and hits, so the ranking rules are shared, not copied.
+
+Statements are written in the shared code's dialect (``?`` placeholders) and run through
+:class:`brain_core.pg.index.PgConn`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import numpy as np
+
+from ..recall import (_WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _hit, _load, _recent, _sources,
+                      _stage, fts_query, fuse, rescore, shortlist, with_source_context)
+from ..when import find_dates
+from .index import vec_param
+
+_QUOTED = re.compile(r'"(\w+)"')
+
+
+def filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]:
+    """The WHERE clause of :func:`brain_core.recall._filters` for PostgreSQL (tags are JSON text)."""
+    clauses = [f"{alias}.shelf IN ({','.join('?' * len(shelves))})"]
+    args: list = list(shelves)
+    if profile:
+        clauses.append(f"{alias}.profile = ?")
+        args.append(profile)
+    if type_:
+        clauses.append(f"{alias}.type = ?")
+        args.append(type_)
+    if tag:
+        clauses.append(f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({alias}.tags::jsonb) AS t(v) WHERE t.v = ?)")
+        args.append(tag)
+    return " AND ".join(clauses), args
+
+
+def ts_query(fq: str | None) -> str | None:
+    """recall.fts_query's safe words (each only word characters) as a ``to_tsquery`` OR-query."""
+    words = _QUOTED.findall(fq or "")
+    return " | ".join(words) if words else None
+
+
+def gather(index, query: str, *, profile: str | None = None, type: str | None = None, tag: str | None = None,
+           shelves=DEFAULT_SHELVES, params: RecallParams | None = None, query_vector: np.ndarray | None = None,
+           n: int | None = None, bm25: bool = True, vectors: bool = True) -> Candidates:
+    """The keyword and the vector stage on the server; a stage whose weight is 0 is not run.
+    The keyword stage's score is ``ts_rank_cd`` (key, tags and body weighted as in the settings),
+    stored under the stage name ``bm25`` that fusion and ``--explain`` use."""
+    params = params or RecallParams()
+    conn = index.conn()
+    shelves = tuple(shelves)
+    where, wargs = filters(profile, type, tag, shelves)
+    n = n or params.candidates
+    stages: dict[int, dict[str, Any]] = {}
+    t0 = time.perf_counter()
+    dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
+    fq = fts_query(words) or (fts_query(query) if words != query else None)
+    tq = ts_query(fq)
+    if tq and bm25:
+        weights = "{1.0,0.0,%r,%r}" % (float(params.tags_weight), float(params.key_weight))
+        rows = conn.execute(
+            f"SELECT d.rowid, ts_rank_cd(?::float4[], d.fts, q, 1) AS s FROM docs d, to_tsquery('english', ?) q "
+            f"WHERE d.fts @@ q AND {where} ORDER BY s DESC, d.rowid LIMIT ?", [weights, tq, *wargs, n]).fetchall()
+        for rank, (rowid, s) in enumerate(rows, 1):
+            stages.setdefault(rowid, {})["bm25"] = (rank, float(s))
+    t_bm25 = time.perf_counter()
+
+    if vectors and _WORD.search(query):
+        vec = query_vector if query_vector is not None else index.embedder.embed([query])[0]
+        qv = vec_param(vec)
+        rows = conn.execute(f"SELECT d.rowid, d.embedding <=> ?::vector AS dist FROM docs d WHERE {where} "
+                            f"ORDER BY d.embedding <=> ?::vector LIMIT ?", [qv, *wargs, qv, n]).fetchall()
+        for rank, (rowid, dist) in enumerate(rows, 1):
+            stages.setdefault(rowid, {})["vector"] = (rank, 1.0 - float(dist))
+    t_vec = time.perf_counter()
+    return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2),
+                                          "vector": round((t_vec - t_bm25) * 1000, 2)})
+
+
+def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
+           tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
+           params: RecallParams | None = None, query_vector: np.ndarray | None = None,
+           touch: bool = True, now: float | None = None) -> list[Hit]:
+    """:func:`brain_core.recall.recall` over :func:`gather` on the server."""
+    params = params or RecallParams()
+    now = now or time.time()
+    shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
+    n = max(params.candidates, k * 4)
+    cand = gather(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
+                  query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
+                  vectors=params.vector_weight > 0)
+    stages, fq = cand.stages, cand.fts
+    conn = index.conn()
+    if not stages and not recent:
+        return []
+    if recent:
+        where, wargs = filters(profile, type, tag, shelves)
+        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq))
+
+    fused = fuse(stages, params)
+    if params.source_weight > 0:
+        fused = with_source_context(fused, _sources(conn, list(fused)), params)
+    pool = shortlist(fused, k, bool(cand.dates))
+    docs = _load(conn, pool)
+    use = usage.get([docs[r]["path"] for r in pool if r in docs])
+    scored = rescore(pool, fused, {r: (d["created_ts"], *use.get(d["path"], (0, None))) for r, d in docs.items()},
+                     cand.dates, params, now)
+    hits = []
+    for score, rowid, decay, uses, dated in scored[:k]:
+        d = docs[rowid]
+        st = stages[rowid]
+        ex = None
+        if explain:
+            ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
+                  "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
+                  "dated": dated, "ms": cand.ms, "backend": "postgres"}
+        hits.append(_hit(d, score, ex, now))
+    if touch:
+        usage.bump([h.path for h in hits], now)
+    return hits

@@ -1,0 +1,170 @@
+"""The card catalog on both backends: SQLite (the default) and PostgreSQL + pgvector on a real
+server the tests start (tests/pg_server.py). The core recall and incremental-index behaviour must
+be the same on both; the server-only parts (brains sharing a database, a connection lost
+mid-rebuild or mid-apply, migration) are tested on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+
+import pytest
+import yaml
+
+from brain_core import Brain
+from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
+
+BACKENDS = ["sqlite", "postgres"]
+
+
+def settings(backend: str, dsn: str | None = None, brain_id: str | None = None) -> None:
+    """Write the settings file every Brain in this test (and its subprocesses) reads."""
+    data = {"index": {"backend": backend}}
+    if backend == "postgres":
+        data["index"].update({"dsn": dsn, "brain_id": brain_id})
+    with open(os.environ["AIDA_CONFIG"], "w") as f:
+        yaml.safe_dump(data, f)
+
+
+@pytest.fixture(params=BACKENDS)
+def any_brain(request, tmp_path, embedder):
+    backend = request.param
+    dsn = request.getfixturevalue("pg_dsn") if backend == "postgres" else None
+    settings(backend, dsn, "t" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    assert getattr(b.index, "backend", "sqlite") == backend
+    yield b
+    b.close()
+
+
+def reopen(brain) -> Brain:
+    other = Brain.open(brain.root)
+    other._embedder = brain._embedder
+    return other
+
+
+# -- the same behaviour on both ------------------------------------------------------------------
+
+
+def test_recall_finds_by_meaning_without_shared_words(any_brain):
+    b = any_brain
+    b.remember("Webhook delivery retries with exponential backoff, capped at six attempts.", key="webhook-retry-policy")
+    b.remember("The office coffee machine is descaled on Mondays.", key="coffee")
+    b.remember("Our CI pipeline runs on two cores.", key="ci-cores")
+    assert b.recall("how many times do we resend failed notifications", k=1)[0].record.key == "webhook-retry-policy"
+    assert b.recall("coffee descaled", k=1, explain=True)[0].explain["bm25"]["rank"] == 1
+
+
+def test_filters_and_k(any_brain):
+    b = any_brain
+    b.remember("Deploys happen on Tuesdays.", key="deploy-day", profile="codex", tags=["ops"])
+    b.remember("Deploys need two approvals.", key="deploy-approvals", profile="claude", type="instruction")
+    b.remember("Deploys are frozen in December.", key="deploy-freeze", profile="claude", tags=["ops"])
+    assert {h.record.key for h in b.recall("deploys", profile="claude")} == {"deploy-approvals", "deploy-freeze"}
+    assert [h.record.key for h in b.recall("deploys", type="instruction")] == ["deploy-approvals"]
+    assert {h.record.key for h in b.recall("deploys", tag="ops")} == {"deploy-day", "deploy-freeze"}
+    assert len(b.recall("deploys", k=2)) == 2
+
+
+def test_recent_mode_and_decay(any_brain):
+    b = any_brain
+    b.remember("Decided to use Postgres for billing.", key="db-choice-1", created="2026-01-10T10:00:00Z")
+    b.remember("Decided to move billing to Postgres 16.", key="db-choice-2", created="2026-06-10T10:00:00Z")
+    b.remember("Lunch is at noon.", key="lunch", created="2026-09-10T10:00:00Z")
+    assert [h.record.key for h in b.recall("postgres billing", recent=True, k=2)] == ["db-choice-2", "db-choice-1"]
+    assert b.recall("", recent=True, k=1)[0].record.key == "lunch"
+    old = b.remember("The deploy script lives in tools/deploy.sh.", key="deploy-script-old", created="2023-01-01T00:00:00Z")
+    new = b.remember("The deploy script lives in tools/deploy.sh.", key="deploy-script-new")
+    hits = b.recall("where is the deploy script", k=2, explain=True, touch=False)
+    assert [h.record.id for h in hits] == [new.id, old.id]
+    assert hits[1].explain["decay"] < hits[0].explain["decay"] == 1.0
+
+
+@pytest.mark.parametrize("query", ['"unbalanced', "retry-cap", "key:value", "retr*", "NOT OR AND", "(", "'; DROP TABLE docs; --",
+                                   "", "🙂", "a | b & !c", "foo_bar:*"])
+def test_query_syntax_never_errors(any_brain, query):
+    any_brain.remember("The retry cap is six.", key="retry-cap")
+    assert isinstance(any_brain.recall(query), list)
+
+
+def test_incremental_index_catches_hand_edits_and_deletions_without_reembedding(any_brain):
+    b = any_brain
+    for i in range(5):
+        b.remember(f"Fact number {i} about the billing service.", key=f"fact-{i}")
+    p = b.root / "memories/me/fact-1.json"
+    d = json.loads(p.read_text())
+    d["body"] = "Fact one now says the billing service runs on ARM."
+    p.write_text(json.dumps(d))
+    new = dict(d, id="20260101-000000000-abcdef", key="hand-made", body="A hand-made note about invoices.")
+    (b.root / "memories/me/hand-made.json").write_text(json.dumps(new))
+    (b.root / "memories/me/fact-3.json").unlink()
+    report, stats = b.index.sync()
+    assert (len(report.new), len(report.modified), len(report.deleted), report.unchanged) == (1, 1, 1, 3)
+    assert stats.embedded == 2
+    report, stats = b.index.sync()
+    assert report.changes == 0 and stats.embedded == 0
+    assert b.recall("ARM", k=1)[0].record.key == "fact-1"
+    assert b.index.counts()["by_shelf"] == {"memories": 5}
+
+
+def test_recall_catches_up_with_a_file_added_behind_its_back(any_brain):
+    b = any_brain
+    b.remember("Existing note.", key="existing")
+    assert b.index.stale_dirs() == []
+    rec = {"id": "20260101-000000000-abcdef", "type": "fact", "key": "pulled", "profile": "codex",
+           "body": "A memory that arrived by git pull: the cluster is named orca.", "tags": []}
+    (b.root / "memories/codex").mkdir()
+    (b.root / "memories/codex/pulled.json").write_text(json.dumps(rec))
+    assert b.index.stale_dirs() == ["memories/codex"]
+    assert b.recall("cluster name orca", k=1)[0].record.key == "pulled"
+    assert b.index.stale_dirs() == []
+
+
+def test_full_rebuild_reuses_vectors_and_an_open_reader_keeps_answering(any_brain):
+    b = any_brain
+    for i in range(10):
+        b.remember(f"Record {i}: the ingest worker batches {i * 10} rows.", key=f"rec-{i}")
+    reader = reopen(b)
+    assert len(reader.recall("ingest worker rows", k=10)) == 10
+    stats = b.index.rebuild()
+    assert (stats.written, stats.embedded, stats.reused) == (10, 0, 10)
+    assert len(reader.recall("ingest worker rows", k=10)) == 10
+    reader.close()
+
+
+CORPUS = [
+    ("billing-db", "The billing service stores invoices in Postgres 16 on the eu-west cluster."),
+    ("deploy-day", "Production deploys happen on Tuesdays after the standup."),
+    ("oncall", "The on-call rotation changes every Monday at 9am."),
+    ("coffee", "The office coffee machine is descaled on Mondays."),
+    ("webhook", "Webhook delivery retries with exponential backoff, capped at six attempts."),
+    ("ci", "Our CI pipeline runs on two cores and takes twelve minutes."),
+    ("vpn", "The VPN certificate expires in March; renew it with the security team."),
+    ("cache", "Redis caches session tokens for thirty minutes."),
+    ("search", "Search uses BM25 with a vector reranker."),
+    ("holiday", "The team is off between Christmas and New Year."),
+]
+QUERIES = ["where are invoices stored", "when do we deploy", "who is on call", "how many retries for webhooks",
+           "how long does CI take", "VPN certificate renewal", "session token cache", "office coffee"]
+
+
+def test_both_backends_give_the_same_answers_on_the_same_brain(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    for key, body in CORPUS:
+        b.remember(body, key=key)
+    sqlite_top = {q: [h.record.key for h in b.recall(q, k=3, touch=False, explain=True)] for q in QUERIES}
+    sqlite_vec = {q: sorted((h.record.key, h.explain["vector"]["rank"]) for h in b.recall(q, k=10, touch=False, explain=True)
+                            if h.explain["vector"]) for q in QUERIES}
+    b.close()
+    settings("postgres", pg_dsn, "same" + uuid.uuid4().hex[:8])
+    p = reopen(b)
+    stats = p.index.rebuild()
+    assert stats.embedded == 0 and stats.reused == len(CORPUS)  # the SQLite catalog's vectors, by text checksum
+    pg_top = {q: [h.record.key for h in p.recall(q, k=3, touch=False, explain=True)] for q in QUERIES}
+    pg_vec = {q: sorted((h.record.key, h.explain["vector"]["rank"]) for h in p.recall(q, k=10, touch=False, explain=True)
+                        if h.explain["vector"]) for q in QUERIES}
+    p.close()
+    assert pg_vec == sqlite_vec  # same vectors, same neighbours
+    assert {q: v[0] for q, v in pg_top.items()} == {q: v[0] for q, v in sqlite_top.items()}

@@ -1,0 +1,263 @@
+"""What only the server catalog has: brains sharing one database, a connection lost mid-rebuild or
+mid-apply, the migration between SQLite and PostgreSQL, and `aida doctor`'s server check."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from brain_core import Brain
+from brain_core.errors import BrainError
+from keyring_memory import memory_keyring  # noqa: F401
+from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
+from test_catalog_backends import reopen, settings
+
+
+@pytest.fixture
+def pg_brain(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("postgres", pg_dsn, "p" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    yield b
+    b.close()
+
+
+def _kill_other_backends(dsn: str) -> int:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as c:
+        return c.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                         "AND datname = current_database() AND backend_type = 'client backend'").fetchone()[0]
+
+
+def _aida(brain_root, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "brain_core", "--brain", str(brain_root), *args],
+                          capture_output=True, text=True, timeout=300, env=os.environ.copy())
+
+
+def test_brains_sharing_one_database_see_only_their_own_rows(tmp_path, embedder, pg_dsn):  # noqa: F811
+    import yaml
+
+    settings("postgres", pg_dsn, "alpha" + uuid.uuid4().hex[:6])
+    a = Brain.init(tmp_path / "a", embedder=embedder)
+    a.remember("Alpha team deploys on Fridays.", key="alpha-deploys")
+    cfg = yaml.safe_load(open(os.environ["AIDA_CONFIG"]))
+    cfg["index"]["brain_id"] = "beta" + uuid.uuid4().hex[:6]
+    yaml.safe_dump(cfg, open(os.environ["AIDA_CONFIG"], "w"))
+    b = Brain.init(tmp_path / "b", embedder=embedder)
+    b.remember("Beta team deploys on Mondays.", key="beta-deploys")
+    assert a.index.schema != b.index.schema
+    assert [h.record.key for h in a.recall("team deploys", k=5)] == ["alpha-deploys"]
+    assert [h.record.key for h in b.recall("team deploys", k=5)] == ["beta-deploys"]
+    a.close()
+    b.close()
+
+
+def test_a_connection_lost_mid_rebuild_leaves_the_old_catalog_answering(pg_brain, pg_dsn):  # noqa: F811
+    b = pg_brain
+    for i in range(12):
+        b.remember(f"Ledger entry {i}: the payments ledger settles nightly.", key=f"ledger-{i}")
+    killed = []
+
+    def progress(done, total):
+        killed.append(_kill_other_backends(pg_dsn))  # the rebuild's own connection among them
+
+    with pytest.raises(BrainError, match="Lost the connection"):
+        b.index.rebuild(progress=progress)
+    assert killed and killed[0] >= 1
+    reader = reopen(b)
+    assert len(reader.recall("payments ledger", k=20)) == 12  # the old schema, untouched
+    conn = reader.index.conn()
+    assert conn.pg("SELECT to_regnamespace(%s)", (reader.index.schema + "__new",)).fetchone()[0] is not None
+    stats = reader.index.rebuild()
+    assert stats.written == 12 and stats.embedded == 0
+    conn = reader.index.conn()
+    assert conn.pg("SELECT to_regnamespace(%s)", (reader.index.schema + "__new",)).fetchone()[0] is None
+    assert len(reader.recall("payments ledger", k=20)) == 12
+    reader.close()
+
+
+def test_a_connection_lost_mid_apply_keeps_what_was_committed_and_the_next_sync_finishes(pg_brain, pg_dsn, monkeypatch):  # noqa: F811
+    import brain_core.pg.index as pgindex
+
+    b = pg_brain
+    b.remember("Already indexed before the outage.", key="before")
+    monkeypatch.setattr(pgindex, "APPLY_BATCH", 4)
+    for i in range(10):
+        rec = {"id": f"20260101-000000000-abc{i:03d}", "type": "fact", "key": f"pulled-{i}", "profile": "me",
+               "body": f"Pulled note {i} about the warehouse robots.", "tags": []}
+        (b.root / f"memories/me/pulled-{i}.json").write_text(json.dumps(rec))
+    with pytest.raises(BrainError, match="Lost the connection"):
+        b.index.sync(progress=lambda done, total: _kill_other_backends(pg_dsn))
+    again = reopen(b)
+    assert again.recall("outage", k=1, catch_up=False)[0].record.key == "before"
+    pulled = [h for h in again.recall("warehouse robots", k=20, catch_up=False) if h.record.key.startswith("pulled-")]
+    assert len(pulled) == 4  # the first batch was committed
+    report, stats = again.index.sync()
+    assert len(report.new) == 6 and stats.embedded == 6
+    assert len([h for h in again.recall("warehouse robots", k=20) if h.record.key.startswith("pulled-")]) == 10
+    again.close()
+
+
+def test_index_full_migrates_between_sqlite_and_postgres_without_reembedding(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    for i in range(6):
+        b.remember(f"Migration note {i}: the archive bucket rotates keys.", key=f"mig-{i}")
+    b.close()
+    bid = "mig" + uuid.uuid4().hex[:8]
+    settings("postgres", pg_dsn, bid)
+    out = _aida(b.root, "brain", "index", "--full")
+    assert out.returncode == 0, out.stderr
+    assert "6 records (0 embedded, 6 vectors reused)" in out.stdout
+    on = reopen(b)
+    assert on.index.backend == "postgres"
+    on.remember("Written while on the server.", key="on-server")
+    on.close()
+    out = _aida(b.root, "brain", "recall", "archive bucket keys", "-k", "10", "--json")
+    assert out.returncode == 0, out.stderr
+    keys = [h["key"] for h in json.loads(out.stdout)]
+    assert set(keys) == {f"mig-{i}" for i in range(6)} | {"on-server"} and keys[0].startswith("mig-")
+    doc = _aida(b.root, "doctor")
+    assert f"catalog aida_{bid} schema 1, 7 records" in doc.stdout, doc.stdout
+    # and back: the record written on the server reuses the server's vector
+    settings("sqlite", None, None)
+    cfg = {"index": {"backend": "sqlite", "dsn": pg_dsn, "brain_id": bid}}
+    import yaml
+
+    yaml.safe_dump(cfg, open(os.environ["AIDA_CONFIG"], "w"))
+    out = _aida(b.root, "brain", "index", "--full")
+    assert out.returncode == 0, out.stderr
+    assert "7 records (0 embedded, 7 vectors reused)" in out.stdout
+    assert not list((b.root / ".aida").glob("index.sqlite.from-server*"))
+
+
+def test_doctor_names_an_unreachable_server_in_one_line(tmp_path, embedder):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.close()
+    settings("postgres", f"host=127.0.0.1 port={port} user=aida dbname=postgres connect_timeout=2", "gone")
+    out = _aida(b.root, "doctor")
+    assert out.returncode == 1
+    assert "[FAIL] catalog server: Cannot reach the catalog server" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+    out = _aida(b.root, "brain", "recall", "anything")
+    assert out.returncode != 0 and "Cannot reach the catalog server" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_the_password_comes_from_pgpassword_or_the_keyring_never_the_settings(tmp_path, embedder, pg_dsn,  # noqa: F811
+                                                                             memory_keyring, monkeypatch):
+    password = os.environ["PGPASSWORD"]
+    monkeypatch.delenv("PGPASSWORD")
+    settings("postgres", pg_dsn, "pw" + uuid.uuid4().hex[:8])
+    with pytest.raises(BrainError, match="Cannot reach the catalog server"):
+        Brain.init(tmp_path / "brain", embedder=embedder)
+    from brain_core.keys import set_key
+
+    set_key("postgres", password)
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.remember("The keyring holds the catalog password.", key="kr")
+    assert b.recall("catalog password", k=1)[0].record.key == "kr"
+    b.close()
+    assert password not in open(os.environ["AIDA_CONFIG"]).read()
+
+
+def test_lifecycle_jobs_read_the_same_vectors_from_either_catalog(tmp_path, embedder, pg_dsn):  # noqa: F811
+    from brain_core.lifecycle.common import vectors
+
+    settings("sqlite")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    for i in range(4):
+        b.remember(f"Consolidation input {i}: the cron host reboots weekly.", key=f"cons-{i}")
+    from brain_core.shelves import load_doc
+
+    docs = [load_doc(p.relative_to(b.root).as_posix(), p.read_bytes(), p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted((b.root / "memories/me").glob("*.json"))]
+    from_sqlite = vectors(b, docs)
+    b.close()
+    settings("postgres", pg_dsn, "life" + uuid.uuid4().hex[:8])
+    p = reopen(b)
+    p.index.rebuild()
+    p._embedder = type("NoEmbed", (), {"embed": lambda self, t: pytest.fail("re-embedded")})()
+    assert vectors(p, docs).shape == from_sqlite.shape
+    assert abs(vectors(p, docs) - from_sqlite).max() < 1e-6
+    p.close()
+
+
+def test_two_clones_share_one_catalog_and_keep_their_own_folder_times(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("postgres", pg_dsn, "team" + uuid.uuid4().hex[:8])
+    a = Brain.init(tmp_path / "a", embedder=embedder)
+    a.remember("The team's release train leaves every second Thursday.", key="release-train")
+    subprocess.run(["git", "clone", "-q", str(a.root), str(tmp_path / "b")], check=True)
+    b = Brain.open(tmp_path / "b")
+    b._embedder = embedder
+    assert b.index.host != a.index.host and b.index.schema == a.index.schema
+    assert b.index.stale_dirs()  # the clone's folders are new to the catalog
+    assert b.recall("when does the release train leave", k=1)[0].record.key == "release-train"
+    assert b.index.stale_dirs() == [] and a.index.stale_dirs() == []  # neither disturbed the other
+    report, stats = b.index.sync()
+    assert report.changes == 0 and stats.embedded == 0
+    a.close()
+    b.close()
+
+
+def test_recall_as_of_on_a_server_brain_reuses_the_servers_vectors(tmp_path, embedder, pg_dsn, monkeypatch):  # noqa: F811
+    from brain_core.lifecycle.asof import recall_at
+
+    settings("postgres", pg_dsn, "asof" + uuid.uuid4().hex[:8])
+    for var in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+        monkeypatch.setenv(var, "2026-03-10T09:00:00Z")
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.remember("Webhook retries are capped at six attempts.", key="retry-cap", created="2026-03-10T09:00:00Z")
+    b.remember("Deploys go out on Tuesdays.", key="deploy-day", created="2026-03-10T09:00:00Z")
+    for var in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+        monkeypatch.setenv(var, "2026-05-20T09:00:00Z")
+    b.remember("Webhook retries are capped at eight attempts.", key="retry-cap", created="2026-05-20T09:00:00Z")
+    assert not (b.root / ".aida/index.sqlite").exists()  # nothing local to reuse: only the server has vectors
+    embedded = []
+    b._embedder = type("Counting", (), {"embed": lambda self, t: embedded.extend(t) or embedder.embed(t)})()
+    then = recall_at(b, "2026-04-01", "how many webhook retries", k=1)
+    assert "six" in then[0].record.body
+    # the unchanged record's vector came from the server; only text the catalog no longer has is embedded
+    assert not [t for t in embedded if "Tuesdays" in t]
+    assert [t for t in embedded if "six" in t]
+    b.close()
+
+
+def test_readers_keep_answering_while_a_rebuild_swaps_the_catalog(pg_brain, capsys):
+    import threading
+
+    b = pg_brain
+    b.remember_many([{"body": f"Reader note {i}: the tide gauge reports hourly.", "key": f"tide-{i}"} for i in range(30)])
+    reader = reopen(b)
+    for _ in range(6):  # past psycopg's prepare threshold: the swap must not break prepared statements
+        assert len(reader.recall("tide gauge hourly", k=10, catch_up=False)) == 10
+    done = threading.Event()
+    errors = []
+
+    def rebuild():
+        try:
+            b.index.rebuild()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+        done.set()
+
+    threading.Thread(target=rebuild).start()
+    answers = 0
+    while not done.is_set() or answers < 3:
+        assert len(reader.recall("tide gauge hourly", k=10, catch_up=False)) == 10
+        answers += 1
+    assert not errors
+    assert "reconnecting" not in capsys.readouterr().err  # no query failed and was retried
+    assert len(reader.recall("tide gauge hourly", k=30)) == 30
+    reader.close()
