@@ -340,19 +340,40 @@ class Linker:
         fq = fts_query(rec.body)
         if not fq:
             return None
-        rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
-                            "WHERE docs_fts MATCH ? AND d.shelf = 'memories' AND d.profile != ? "
-                            "ORDER BY bm25(docs_fts) LIMIT ?", (fq, rec.profile, LINK_NEIGHBOURS)).fetchall()
+        if getattr(self.brain.index, "backend", "sqlite") == "postgres":
+            rows = self._pg_neighbours(conn, fq, rec.profile, vec)
+        else:
+            rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
+                                "WHERE docs_fts MATCH ? AND d.shelf = 'memories' AND d.profile != ? "
+                                "ORDER BY bm25(docs_fts) LIMIT ?", (fq, rec.profile, LINK_NEIGHBOURS)).fetchall()
         best = None
-        for rowid, path, body in rows:
-            # one point lookup each: sqlite-vec answers ``rowid = ?`` at once, ``rowid IN (...)`` by a scan
-            found = conn.execute("SELECT embedding FROM docs_vec WHERE rowid = ?", (rowid,)).fetchone()
-            if found is None:
-                continue
-            cos = float(np.dot(vec, np.frombuffer(found[0], dtype=np.float32)))
+        for rowid, path, body, *cos_known in rows:
+            if cos_known:
+                cos = cos_known[0]
+            else:
+                # one point lookup each: sqlite-vec answers ``rowid = ?`` at once, ``rowid IN (...)`` by a scan
+                found = conn.execute("SELECT embedding FROM docs_vec WHERE rowid = ?", (rowid,)).fetchone()
+                if found is None:
+                    continue
+                cos = float(np.dot(vec, np.frombuffer(found[0], dtype=np.float32)))
             if cos >= COSINE and compare(body, rec.body, cos).duplicate() and (best is None or cos > best[0]):
                 best = (cos, path)
         return best[1] if best else None
+
+    @staticmethod
+    def _pg_neighbours(conn, fq: str, profile: str, vec) -> list[tuple]:
+        """The same neighbours on the PostgreSQL catalog: keyword matches by ``ts_rank_cd``, each with
+        its cosine computed by the server (pgvector)."""
+        from .pg.recall import ts_query, vec_param
+
+        tq = ts_query(fq)
+        if not tq:
+            return []
+        rows = conn.execute("SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> ?::vector) FROM docs d, "
+                            "to_tsquery('english', ?) q WHERE d.fts @@ q AND d.shelf = 'memories' AND d.profile != ? "
+                            "AND d.embedding IS NOT NULL ORDER BY ts_rank_cd(d.fts, q) DESC LIMIT ?",
+                            [vec_param(vec), tq, profile, LINK_NEIGHBOURS]).fetchall()
+        return [(r, p, b, float(c)) for r, p, b, c in rows]
 
     def _add_source(self, path: str, rec):
         from .brain import Written
