@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from answers_set import DEV, HELD_OUT, RECORDS  # noqa: E402
+from answers_set import DEV, HELD_OUT, HELD_OUT_2, RECORDS  # noqa: E402
 
 
 def build_brain(root: Path, embedder=None):
@@ -138,7 +138,7 @@ def main() -> int:
         if args.calibrate:
             calibrate(features(brain, DEV))
         print(f"labelled set: {len(RECORDS)} records; offline provider")
-        for name, qs in (("development", DEV), ("held-out", HELD_OUT)):
+        for name, qs in (("development", DEV), ("held-out", HELD_OUT), ("held-out 2", HELD_OUT_2)):
             if args.show:
                 print(f"{name}:")
             s = score(brain, qs, show=args.show)

@@ -29,10 +29,10 @@ LEVELS = (STRONG, WEAK, NONE)
 RANK = {STRONG: 2, WEAK: 1, NONE: 0}
 
 # Calibrated for all-MiniLM-L6-v2 (int8) on the labelled set; see the module docstring.
-COSINE_STRONG = 0.60       # close in meaning ...
-COSINE_WITH_WORDS = 0.40   # fairly close in meaning, and the record has most of the question's words
-COVERAGE_STRONG = 0.75     # share of the question's (rarity-weighted) content words the record has
-COVERAGE_WITH_MEANING = 0.35  # ... with at least this share of the question's words
+COSINE_STRONG = 0.55       # close in meaning ...
+COSINE_WITH_WORDS = 0.35   # fairly close in meaning, and the record has most of the question's words
+COVERAGE_STRONG = 0.65     # share of the question's (rarity-weighted) content words the record has
+COVERAGE_WITH_MEANING = 0.45  # ... with at least this share of the question's words
 COSINE_WEAK = 0.35         # below this a record is not even "the closest"
 COVERAGE_WEAK = 0.30
 
