@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,7 @@ class Hit:
     score: float
     explain: dict[str, Any] | None = None
     stale: bool = False
+    also: list[dict[str, Any]] = field(default_factory=list)  # near-duplicates folded in (dedupe.collapse_hits)
     confidence: str | None = None  # strong | weak | none (brain_core.confidence)
     evidence: Any = None
 
@@ -56,6 +57,8 @@ class Hit:
             out["stale"] = self.stale
         if self.explain is not None:
             out["explain"] = self.explain
+        if self.also:
+            out["also"] = self.also
         if self.confidence is not None:
             out["confidence"] = self.confidence
         return out
