@@ -29,6 +29,7 @@ from .errors import InvalidInput, ProviderError
 from .live import LiveAnswer, LiveSource, answer_live
 from .llm import make_provider
 from .confidence import NONE, STRONG, WEAK
+from .dedupe import collapse_hits
 from .offline_answer import compose
 from .records import now_iso
 from .router import Route, Router, load_router, names_known_things
@@ -134,7 +135,7 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
         got = lessons_mod.demote(lessons_mod.rerank(got, found), found)
         left_out[:] = [h.record.key for h in got if h.confidence == NONE and (h.explain or {}).get("lessons")]
         marks["recall"] = time.perf_counter()
-        return _by_confidence(got)[:k]
+        return collapse_hits(_by_confidence(got), brain.index)[:k]  # one fact, one answer: its sources listed
 
     hits = recall() if route.recall else []
     notes = tuple(lessons_mod.corrections(found))
@@ -249,7 +250,7 @@ def _hit_from_json(d: dict):
                  body=d.get("body", ""), tags=list(d.get("tags") or []), source=d.get("source") or "",
                  created=d.get("created") or "", expires=d.get("expires"))
     return Hit(record=rec, path=d.get("path", ""), score=float(d.get("score") or 0), stale=bool(d.get("stale")),
-               confidence=d.get("confidence"))
+               confidence=d.get("confidence"), also=list(d.get("also") or []))
 
 
 def _consulted(hit, cited: list[str]) -> dict[str, Any]:

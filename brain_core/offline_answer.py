@@ -22,8 +22,11 @@ _TOPIC_WORD = re.compile(r"[\w][\w'.-]*[\w]|\w", re.UNICODE)
 
 def origin(record) -> str:
     """Where a record came from, in words, when not from the user directly (else "")."""
-    source = str(getattr(record, "source", "") or "")
-    date = str(getattr(record, "created", "") or "")[:10]
+    return origin_of(str(getattr(record, "source", "") or ""), str(getattr(record, "created", "") or ""))
+
+
+def origin_of(source: str, created: str) -> str:
+    date = created[:10]
     on = f" on {date}" if date else ""
     head, _, kind = source.partition(":")
     kind = kind.split(":", 1)[0]
@@ -52,7 +55,15 @@ def _line(question: str, hit) -> str:
     record = getattr(hit, "record", hit)
     sentence = best_sentences(question, str(getattr(record, "body", "")))
     where = origin(record)
+    others = [o for o in (_also(a) for a in getattr(hit, "also", None) or ()) if o]
+    if others:
+        where = "; ".join(filter(None, [where, "also " + ", ".join(dict.fromkeys(others))]))
     return f"{sentence} {citation(record)}" + (f" ({where})" if where else "")
+
+
+def _also(entry: dict) -> str:
+    """A folded near-duplicate's source in words: where it came from, or its key and date."""
+    return origin_of(str(entry.get("source") or ""), str(entry.get("created") or "")) or f"{entry.get('profile') or 'me'}/{entry.get('key')} ({str(entry.get('created') or '')[:10]})"
 
 
 def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str] = (), left_out: Sequence[str] = (),
