@@ -47,6 +47,7 @@ def score(brain, questions, show: bool = False) -> dict:
     for path, rec in brain.records():
         ids[rec.id] = rec.key
     right = wrong = abstained = answered_wrongly = refused = 0
+    strong_wrong = [0]  # answerable, answered with confidence, but the wrong record first
     n_ans = sum(1 for _, k in questions if k)
     n_un = len(questions) - n_ans
     for q, key in questions:
@@ -58,6 +59,7 @@ def score(brain, questions, show: bool = False) -> dict:
                 right += 1
             else:
                 wrong += 1
+                strong_wrong[0] += a.confidence == "strong"
                 if show:
                     print(f"  MISSED  {q!r} want {key}, got {a.confidence} {first}\n     {a.text[:160]!r}")
         else:
@@ -69,7 +71,7 @@ def score(brain, questions, show: bool = False) -> dict:
                     print(f"  INVENTED {q!r} -> {first}\n     {a.text[:160]!r}")
     return {"answerable": n_ans, "unanswerable": n_un, "right": right / max(n_ans, 1),
             "abstain": abstained / max(n_un, 1), "refused": refused / max(n_ans, 1),
-            "precision_answer": right / max(right + answered_wrongly + (n_ans - right - refused) * 0, 1)}
+            "counts": (right, wrong, abstained, answered_wrongly, strong_wrong[0])}
 
 
 def features(brain, questions) -> list[tuple]:
@@ -138,13 +140,27 @@ def main() -> int:
         if args.calibrate:
             calibrate(features(brain, DEV))
         print(f"labelled set: {len(RECORDS)} records; offline provider")
-        for name, qs in (("development", DEV), ("held-out", HELD_OUT), ("held-out 2", HELD_OUT_2)):
+        for name, qs in (("development", DEV), ("held-out", HELD_OUT), ("held-out 2", HELD_OUT_2),
+                         ("held-out, both", HELD_OUT + HELD_OUT_2)):
             if args.show:
                 print(f"{name}:")
             s = score(brain, qs, show=args.show)
-            print(f"  {name:12s} answered right {s['right']:.1%} of {s['answerable']} answerable | "
+            right, wrong, abstained, invented, strong_wrong = s["counts"]
+            answers = right + strong_wrong + invented  # answered with confidence
+            abstentions = abstained + (wrong - strong_wrong)  # "closest" or "nothing"
+            print(f"  {name:15s} answered right {s['right']:.1%} of {s['answerable']} answerable | "
                   f"abstained {s['abstain']:.1%} of {s['unanswerable']} unanswerable | "
                   f"refused {s['refused']:.1%} of answerable")
+            print(f"  {'':15s} answering: precision {right / max(answers, 1):.1%}, recall {s['right']:.1%} | "
+                  f"abstaining: precision {abstained / max(abstentions, 1):.1%}, recall {s['abstain']:.1%}")
+        from brain_core.ask import _gate
+        from brain_core.router import load_router
+
+        router = load_router(None)
+        qs = [q for q, key in DEV + HELD_OUT + HELD_OUT_2 if key]
+        through = sum(_gate(brain, q, router.decide(q), llm=object()).recall for q in qs)
+        print(f"  with an LLM configured, {through / len(qs):.1%} of the {len(qs)} answerable questions reach the "
+              "brain (patterns + word probe)")
         brain.close()
         if args.big:
             print(f"ask p50, offline, brain at {args.big}: {p50_at_scale(args.big):.1f} ms")

@@ -82,6 +82,20 @@ def content_words(text: str, limit: int = 12) -> list[str]:
     return out[:limit]
 
 
+_NAME = re.compile(r"(?<=\s)[A-Z][a-z]+[A-Za-z]*\b|\b\w*\d\w*\b")
+
+
+def names(text: str) -> list[str]:
+    """The things a question names: capitalised words inside it ("Porto", "GraphQL"; not
+    acronyms such as "UI", not its first word) and words with a digit ("16", "Q4"), lowercased."""
+    out = []
+    for m in _NAME.finditer(text or ""):
+        w = m.group(0).lower()
+        if w not in IGNORED and w not in out:
+            out.append(w)
+    return out
+
+
 def judge(cosine: float | None, coverage: float, agree: bool, has_words: bool = True) -> str:
     """The confidence from the evidence alone (pure: the calibration script calls it too)."""
     c = -1.0 if cosine is None else cosine
@@ -129,6 +143,11 @@ def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages:
         return
     weights, where = word_stats(conn, words, list(rowids))
     total = sum(weights.values())
+    named = [w for w in names(query) if w in weights]
+    marks = ",".join("?" * len(rowids))
+    mentions = {w: {r for (r,) in conn.execute(  # a prefix: "Postgres" is mentioned by "PostgreSQL"
+        f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})", (f'"{w}"*', *rowids))}
+        for w in named} if rowids else {}
     for hit, rowid, st in zip(hits, rowids, stages):
         matched = tuple(w for w in words if rowid in where.get(w, ()))
         coverage = sum(weights[w] for w in matched) / total if total else 0.0
@@ -137,6 +156,8 @@ def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages:
         ev = Evidence(tuple(words), matched, coverage, cosine, "bm25" in st and vec is not None)
         hit.evidence = ev
         hit.confidence = judge(cosine, coverage, ev.agree, bool(words))
+        if hit.confidence == STRONG and any(rowid not in mentions[w] for w in named):
+            hit.confidence = WEAK  # the question names something this record does not mention
 
 
 def best(hits: Sequence[Any], level: str = STRONG) -> list[Any]:
