@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from brain_core.ask import answered_how
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
@@ -127,17 +128,6 @@ class ResultCard(QFrame):
     def _toggle(self, on: bool) -> None:
         self.trace.setVisible(on)
         self.whyToggled.emit(on)
-
-
-def answered_how(answer: Any) -> str:
-    """In plain words: "answered offline, from your records", "answered by gpt-4o-mini"..."""
-    provider = str(getattr(answer, "provider", "") or "none")
-    if provider == "none":
-        return "answered offline, from your records" + (" (the language model was unreachable)"
-                                                        if getattr(answer, "fallback", None) else "")
-    if provider.startswith("live:"):
-        return f"answered from the {provider[5:]} source"
-    return f"answered by {answer.model or provider}"
 
 
 class AnswerView(QFrame):

@@ -168,6 +168,17 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     return _finish(brain, run, started, marks, answer)
 
 
+def answered_how(answer: Answer) -> str:
+    """In plain words: "answered offline, from your records", "answered by gpt-4o-mini"..."""
+    provider = str(answer.provider or "none")
+    if provider == "none":
+        return "answered offline, from your records" + (" (the language model was unreachable)"
+                                                        if answer.fallback else "")
+    if provider.startswith("live:"):
+        return f"answered from the {provider[5:]} source"
+    return f"answered by {answer.model or provider}"
+
+
 def _gate(brain, question: str, route: Route, llm) -> Route:
     """The router decides how a question is answered, never whether the brain may answer it:
     offline every question that is not for a live source goes to the brain; with an LLM, one that
