@@ -116,7 +116,7 @@ def p50_at_scale(root: Path, n: int = 40) -> float:
     brain = Brain.open(root)
     brain.config.set("ask.cache", False)
     rng = random.Random(5)
-    qs = [f"when do we deploy {rng.choice(SUBJECTS)} with {rng.choice(OBJECTS)}" for _ in range(n)]
+    qs = [f"what did I say about how {rng.choice(SUBJECTS)} handles {rng.choice(OBJECTS)}" for _ in range(n)]
     ask(brain, "warming up", llm=None)
     out = []
     for q in qs:

@@ -110,25 +110,31 @@ def judge(cosine: float | None, coverage: float, agree: bool, has_words: bool = 
     return NONE
 
 
+DF_CAP = 500  # counting stops here: a word in 500 records weighs little either way
+
+
 def word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[str, float], dict[str, set[int]]]:
-    """``(weight by word, matching rowids among rowids by word)``: one FTS5 count and one
-    membership query per word, through the index's own stemmer."""
+    """``(weight by word, matching rowids among rowids by word)``, through the index's own stemmer:
+    per word a capped count (its rarity) and one seek per candidate, so a common word costs no more
+    than a rare one in a big brain."""
     weights: dict[str, float] = {}
     where: dict[str, set[int]] = {}
     if not words:
         return weights, where
-    total = conn.execute("SELECT count(*) FROM docs_fts").fetchone()[0] or 0
-    marks = ",".join("?" * len(rowids))
+    total = conn.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
     for w in words:
         q = f'"{w}"'
-        df = conn.execute("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?", (q,)).fetchone()[0]
+        df = conn.execute("SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
+                          (q, DF_CAP)).fetchone()[0]
         weights[w] = math.log(1 + (total + 1) / (df + 0.5))
-        if rowids:
-            where[w] = {r for (r,) in conn.execute(
-                f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})", (q, *rowids))}
-        else:
-            where[w] = set()
+        where[w] = matching(conn, q, rowids) if df else set()
     return weights, where
+
+
+def matching(conn, fts: str, rowids: Sequence[int]) -> set[int]:
+    """The rowids among ``rowids`` whose text matches the FTS5 query ``fts`` (one seek each)."""
+    return {r for r in rowids
+            if conn.execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?", (fts, r)).fetchone()}
 
 
 def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages: Sequence[dict],
@@ -144,10 +150,8 @@ def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages:
     weights, where = word_stats(conn, words, list(rowids))
     total = sum(weights.values())
     named = [w for w in names(query) if w in weights]
-    marks = ",".join("?" * len(rowids))
-    mentions = {w: {r for (r,) in conn.execute(  # a prefix: "Postgres" is mentioned by "PostgreSQL"
-        f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})", (f'"{w}"*', *rowids))}
-        for w in named} if rowids else {}
+    # a prefix: "Postgres" is mentioned by "PostgreSQL"
+    mentions = {w: matching(conn, f'"{w}"*', rowids) for w in named}
     for hit, rowid, st in zip(hits, rowids, stages):
         matched = tuple(w for w in words if rowid in where.get(w, ()))
         coverage = sum(weights[w] for w in matched) / total if total else 0.0
