@@ -140,7 +140,10 @@ class Brain:
         """Write several records under one lock, one catalog transaction and one commit."""
         prepared = [self._prepare(dict(item)) for item in items]
         with self.lock():
-            written = [self._write_one(rec, rel) for rec, rel in prepared]
+            from .dedupe import Linker
+
+            linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
+            written = [linker.link(rec, rel) or self._write_one(rec, rel) for rec, rel in prepared]
             changed = [w for w in written if w.changed]
             same = [w.path for w in written if not w.changed]
             if same:
@@ -148,12 +151,14 @@ class Brain:
                 # write got as far as the file, not the commit). Then this write commits it.
                 stray = set(self.git.uncommitted(same))
                 changed += [w for w in written if not w.changed and w.path in stray]
+            changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
             if changed:
                 self._index_written(changed)
                 msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
                                   else f"remember: {len(changed)} records")
                 self.git.commit([w.path for w in changed], msg)
                 self._emit(changed)
+            self.index.fresh_vectors.clear()
         return [w.record for w in written]
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:

@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     },
     "embed": {"model": "all-MiniLM-L6-v2-int8", "threads": 0},
     "index": {"catch_up_limit": 64},
+    # A new record that says what another profile's record says becomes a source of that record
+    # instead of a copy (brain_core/dedupe.py). false writes every copy.
+    "dedupe": {"link_on_write": True},
 }
 
 

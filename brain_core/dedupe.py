@@ -95,7 +95,7 @@ def _stem(w: str) -> str:
     return w
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=32768)
 def terms(text: str) -> Terms:
     from .lifecycle.common import negated, numbers, words
 
@@ -103,8 +103,10 @@ def terms(text: str) -> Terms:
     vocab = _vocab()
     salient = set()
     for m in _CAPITAL.finditer(text):
-        before = text[:m.start()].rstrip(" \t")
-        if not before or before[-1] in _STARTERS:
+        j = m.start() - 1
+        while j >= 0 and text[j] in " \t":
+            j -= 1
+        if j < 0 or text[j] in _STARTERS:
             continue  # a sentence or list item starts here: a capital says nothing
         w = _stem(m.group(0).lower().strip("'-"))
         if w in ws:
@@ -228,3 +230,136 @@ def linked_sources(data: dict) -> list[dict]:
     """The ``sources`` a record file lists (other writers that said the same thing)."""
     srcs = data.get("sources") if isinstance(data, dict) else None
     return [s for s in srcs if isinstance(s, dict)] if isinstance(srcs, list) else []
+
+
+# -- over the whole brain (lint, consolidate) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: str              # paths, a < b
+    b: str
+    evidence: Evidence
+    exact: bool         # the same text, letter for letter (case and spacing aside)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def find_pairs(brain, shelves: Sequence[str] = ("memories",), docs=None, neighbours: int = 8) -> list[Pair]:
+    """Every near-duplicate pair among the records on ``shelves`` (vectors from the catalog).
+
+    Each record is compared with its ``neighbours`` nearest records above ``COSINE`` only, so a
+    brain with many look-alike records costs at most that many word checks per record (a group
+    larger than that is still found, through the chain of its members' neighbours)."""
+    from .lifecycle.common import load_docs, vectors
+
+    docs = docs if docs is not None else load_docs(brain, shelves)
+    if len(docs) < 2:
+        return []
+    vecs = vectors(brain, docs)
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for start in range(0, len(docs), 512):
+        sims = vecs[start:start + 512] @ vecs.T
+        for r in range(sims.shape[0]):
+            i = start + r
+            row = sims[r]
+            row[i] = -1.0
+            above = np.flatnonzero(row >= COSINE - 1e-6)
+            if len(above) > neighbours:
+                above = above[np.argpartition(-row[above], neighbours)[:neighbours]]
+            for j in above.tolist():
+                pair = (min(i, j), max(i, j))
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                a, b = docs[pair[0]], docs[pair[1]]
+                exact = _norm(a.record.body) == _norm(b.record.body)
+                ev = compare(a.record.body, b.record.body, float(row[j]))
+                if exact or ev.duplicate():
+                    pa, pb = sorted((a.path, b.path))
+                    out.append(Pair(pa, pb, ev, exact))
+    return sorted(out, key=lambda p: (p.a, p.b))
+
+
+# -- the write path's link ------------------------------------------------------------------------------------
+
+
+class Linker:
+    """For one ``remember_many``: a new durable record that says what a record of *another*
+    profile already says is not written; the existing record gains the writer's source instead.
+
+    Why only across profiles: within one profile the key is the record's address. A writer that
+    reuses a key supersedes (the path unchanged); a writer that picks a new key asks for a new
+    record it may update by that key later, so it gets one, and lint, consolidate and the
+    collapsed answers deal with the likeness. Across profiles (the same decision harvested from
+    Claude, Codex and Gemini sessions) a copy would only be a second and third answer to the same
+    question, so the sessions become provenance of one record.
+
+    Nothing is lost by a link: the ``sources`` entry keeps the writer's profile, key, source, date,
+    the id it would have had, and its wording when that differs.
+    """
+
+    def __init__(self, brain) -> None:
+        self.brain = brain
+        on = brain.config.get("dedupe.link_on_write", True)
+        self.on = str(on).strip().lower() not in ("false", "no", "off", "0", "none")
+        self.batch: list[tuple[Any, str, np.ndarray]] = []   # records written by this call so far
+
+    def link(self, rec, rel: str):
+        """A ``Written`` for the existing record ``rec`` was linked to, or None to write ``rec``."""
+        if not self.on or not rel.startswith("memories/") or (self.brain.root / rel).exists():
+            return None
+        from .shelves import load_doc
+
+        idx = self.brain.index
+        conn = idx.conn()
+        doc = load_doc(rel, rec.to_json().encode("utf-8"), 0, 0)
+        vec = np.asarray(idx._vectors_for(conn, [doc])[0][0], dtype=np.float32)
+        idx.fresh_vectors[doc.text_sha] = vec   # the write that may follow embeds nothing again
+        target = self._in_batch(rec, vec) or self._in_catalog(conn, rec, vec)
+        if target is None:
+            self.batch.append((rec, rel, vec))
+            return None
+        return self._add_source(target, rec)
+
+    def _in_batch(self, rec, vec) -> str | None:
+        for other, rel, ovec in self.batch:
+            if other.profile != rec.profile and compare(other.body, rec.body, float(np.dot(vec, ovec))).duplicate():
+                return rel
+        return None
+
+    def _in_catalog(self, conn, rec, vec) -> str | None:
+        rows = conn.execute("SELECT rowid, distance FROM docs_vec WHERE embedding MATCH ? AND k = ? "
+                            "AND shelf = 'memories' AND profile != ? ORDER BY distance",
+                            (vec.tobytes(), LINK_NEIGHBOURS, rec.profile)).fetchall()
+        for rowid, dist in rows:
+            cos = 1.0 - float(dist)
+            if cos < COSINE:
+                break
+            row = conn.execute("SELECT path, body FROM docs WHERE rowid = ?", (rowid,)).fetchone()
+            if row and compare(row[1], rec.body, cos).duplicate():
+                return row[0]
+        return None
+
+    def _add_source(self, path: str, rec):
+        from .brain import Written
+        from .errors import MalformedRecord
+        from .fsutil import atomic_write_bytes
+
+        try:
+            existing = self.brain.get(path)
+        except (OSError, MalformedRecord):
+            return None  # lint reports it; the new record is written as usual
+        entry = {"profile": rec.profile, "key": rec.key, "source": rec.source, "created": rec.created, "id": rec.id}
+        if rec.body != existing.body:
+            entry["body"] = rec.body
+        sources = linked_sources(existing.extra)
+        if any((s.get("profile"), s.get("source"), s.get("body")) == (rec.profile, rec.source, entry.get("body"))
+               for s in sources) or (existing.profile, existing.source) == (rec.profile, rec.source):
+            return Written(existing, path, False)  # this writer's word is already there
+        existing.extra["sources"] = sources + [entry]
+        atomic_write_bytes(self.brain.root / path, existing.to_json().encode("utf-8"))
+        return Written(existing, path, True)

@@ -85,6 +85,7 @@ class Index:
         self._seeded_conn = None
         self._parents_changed: dict | None = None
         self.swept_tmp = 0
+        self.fresh_vectors: dict[str, np.ndarray] = {}  # text_sha -> vector embedded ahead of a write
 
     # -- connection -------------------------------------------------------------------------
 
@@ -246,6 +247,9 @@ class Index:
         for i, doc in enumerate(docs):
             row = conn.execute("SELECT v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid "
                                "WHERE d.text_sha = ? LIMIT 1", (doc.text_sha,)).fetchone()
+            if row is None and doc.text_sha in self.fresh_vectors:
+                out[i] = self.fresh_vectors.pop(doc.text_sha)
+                continue
             if row is None and conn is self._seeded_conn:
                 row = conn.execute("SELECT embedding FROM temp.seed WHERE text_sha = ?", (doc.text_sha,)).fetchone()
             if row is not None:

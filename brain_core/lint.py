@@ -10,7 +10,9 @@ from .fsutil import is_tmp
 from .shelves import SHELVES, Problem, leaf_dirs, load_doc, walk
 
 
-def lint(brain) -> list[Problem]:
+def lint(brain, notices: list[Problem] | None = None) -> list[Problem]:
+    """The problems (lint exits 1 on any); near-duplicates that are not word for word go to
+    ``notices`` when a list is given (see :func:`duplicate_pairs`)."""
     root = brain.root
     files, problems = walk(root)
     problems = list(problems)
@@ -36,6 +38,12 @@ def lint(brain) -> list[Problem]:
             else:
                 seen_keys[ident] = f.path
     problems += _stray_files(root)
+    pairs = duplicate_pairs(brain)
+    problems += [Problem(p.b, f"says word for word what {p.a} says; `aida brain consolidate` merges them")
+                 for p in pairs if p.exact]
+    if notices is not None:
+        notices += [Problem(p.b, f"says what {p.a} says (near-duplicate, cosine {p.evidence.cosine:.2f}); "
+                                 "`aida brain consolidate` merges them") for p in pairs if not p.exact]
     try:
         indexed_problems = brain.index.counts()["problems"]
     except Exception as e:  # noqa: BLE001 - lint must report, not crash, on a broken catalog
@@ -63,3 +71,17 @@ def _stray_files(root: Path) -> list[Problem]:
             elif e.is_file(follow_symlinks=False) and not e.name.startswith(".") and not e.name.endswith(suffix):
                 out.append(Problem(rel, f"is not a {suffix} file, so nothing reads it on this shelf"))
     return out
+
+
+def duplicate_pairs(brain):
+    """Near-duplicate durable records (:func:`brain_core.dedupe.find_pairs`). Lint counts only the
+    exact ones as problems: a copy word for word is certainly redundant, while a near-duplicate
+    is a judgement (about 2 in 100 such pairs are wrong on the labelled set) that a person, or
+    ``aida brain consolidate``, settles. The others are listed as notices and do not fail lint."""
+    from .dedupe import find_pairs
+
+    try:
+        return find_pairs(brain)
+    except Exception:  # noqa: BLE001 - a broken catalog is reported by lint itself
+        return []
+

@@ -14,6 +14,7 @@ GRAFANA = "We chose Grafana for monitoring the analytics cluster because it is c
 
 
 def _three_agents(brain):
+    brain.config.set("dedupe.link_on_write", False)  # copies as a brain from before the link holds them
     for profile, body in DATADOG:
         brain.remember(body, type="decision", profile=profile, source=f"{profile}:session:s-{profile}",
                        created="2026-08-20T10:00:00Z")
@@ -49,6 +50,7 @@ def test_collapse_leaves_the_input_alone_and_keeps_distinct_hits(brain):
 
 
 def test_without_an_index_only_nearly_identical_wording_folds(brain):
+    brain.config.set("dedupe.link_on_write", False)
     brain.remember("Staging deploys happen every Tuesday at 10:00.", profile="claude", source="claude:session:a")
     brain.remember("Staging deploys happen every Tuesday at 10:00!", profile="codex", source="codex:session:b")
     brain.remember(DATADOG[0][1], profile="claude")
@@ -87,3 +89,73 @@ def test_labelled_pairs_held_out(embedder):
     assert tp / sum(p["dup"] for p in held) >= 0.8
     # another name or the opposite is never the same fact
     assert not any(d for p, d in said if p["kind"] in ("name", "negation"))
+
+
+# -- the write-time link ---------------------------------------------------------------------------------------
+
+
+def _files(brain, profile=None):
+    return sorted(p.relative_to(brain.root).as_posix() for p in (brain.root / "memories").rglob("*.json")
+                  if profile is None or p.parent.name == profile)
+
+
+def test_a_copy_from_another_profile_links_to_the_existing_record(brain):
+    import json
+    import subprocess
+
+    first = brain.remember(DATADOG[0][1], type="decision", profile="claude", source="claude:session:s1",
+                           created="2026-08-20T10:00:00Z")
+    commits = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=brain.root, capture_output=True,
+                             text=True).stdout
+    linked = brain.remember(DATADOG[1][1], type="decision", profile="codex", source="codex:session:s2")
+    assert linked.id == first.id and linked.profile == "claude"
+    assert _files(brain, "codex") == []
+    data = json.loads((brain.root / f"memories/claude/{first.key}.json").read_text())
+    assert data["id"] == first.id and data["body"] == DATADOG[0][1]
+    (src,) = data["sources"]
+    assert src["profile"] == "codex" and src["source"] == "codex:session:s2" and src["body"] == DATADOG[1][1]
+    after = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=brain.root, capture_output=True, text=True).stdout
+    assert int(after) == int(commits) + 1
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=brain.root, capture_output=True,
+                          text=True).stdout.strip() == ""
+    # the same writer saying it again changes nothing; a third agent adds itself
+    brain.remember(DATADOG[1][1], type="decision", profile="codex", source="codex:session:s2")
+    brain.remember(DATADOG[2][1], type="decision", profile="gemini", source="gemini:session:s3")
+    data = json.loads((brain.root / f"memories/claude/{first.key}.json").read_text())
+    assert [s["profile"] for s in data["sources"]] == ["codex", "gemini"]
+    assert _files(brain) == [f"memories/claude/{first.key}.json"]
+    # the catalog still holds one record, and recall finds it
+    hits = brain.recall("which monitoring tool did we pick", k=3, touch=False)
+    assert [h.path for h in hits] == [f"memories/claude/{first.key}.json"]
+    (folded,) = collapse_hits(hits, brain.index)
+    assert {a["profile"] for a in folded.also} == {"codex", "gemini"}
+
+
+def test_a_different_decision_or_the_same_profile_is_written(brain):
+    brain.remember(DATADOG[0][1], type="decision", profile="claude", source="claude:session:s1")
+    brain.remember(GRAFANA, type="decision", profile="codex", source="codex:session:s2")
+    assert len(_files(brain, "codex")) == 1
+    # the same profile under a new key gets its own record (its key is its address)
+    brain.remember(DATADOG[1][1], type="decision", profile="claude", source="claude:session:s9")
+    assert len(_files(brain, "claude")) == 2
+    # and the same key supersedes as before
+    rec = brain.remember("We chose Datadog for monitoring; APM tracing and logs in one place.", type="decision",
+                         profile="claude", key=brain.get(_files(brain, "claude")[0]).key)
+    assert rec.supersedes
+
+
+def test_copies_in_one_batch_link_and_the_setting_turns_linking_off(brain, tmp_path, embedder):
+    from brain_core import Brain
+    from brain_core.config import Config
+
+    out = brain.remember_many([
+        dict(body=body, type="decision", profile=profile, source=f"{profile}:session:x") for profile, body in DATADOG])
+    assert len({(r.profile, r.key) for r in out}) == 1
+    assert len(_files(brain)) == 1
+
+    cfg = Config.load()
+    cfg.set("dedupe.link_on_write", "false")
+    other = Brain.init(tmp_path / "other", config=cfg, embedder=embedder)
+    other.remember_many([dict(body=body, type="decision", profile=profile) for profile, body in DATADOG])
+    assert len(_files(other)) == 3
+    other.close()

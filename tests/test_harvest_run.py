@@ -33,14 +33,17 @@ def test_full_sweep_writes_each_agents_decision_and_no_secret(brain, tmp_path):
     result = sweep(brain, roots=roots, clock=LATER)
     by_tool = {o.tool: o for o in result.outcomes}
     assert set(by_tool) == {"claude", "codex", "gemini", "mirror"}
+    # the three agents made the same decision: Claude's record is written, the others link to it
+    path = "memories/claude/exponential-backoff-capped-six-attempts-total.json"
+    rec = json.loads((brain.root / path).read_text())
+    assert rec["type"] == "decision" and rec["profile"] == "claude" and rec["tags"] == ["project:acme-billing"]
+    assert rec["source"] == f"claude:session:{CLAUDE_ID}"
+    assert [s["source"] for s in rec["sources"]] == [f"codex:session:{CODEX_ID}", f"gemini:session:{GEMINI_ID}"]
     for tool, sid in (("claude", CLAUDE_ID), ("codex", CODEX_ID), ("gemini", GEMINI_ID)):
         o = by_tool[tool]
         assert o.session == sid and o.error is None
-        assert o.written == [f"memories/{tool}/exponential-backoff-capped-six-attempts-total.json"]
+        assert o.written == ([path] if tool == "claude" else [])
         assert {"stripe-key", "aws-key", "aws-secret"} <= set(o.redactions)
-        rec = json.loads((brain.root / o.written[0]).read_text())
-        assert rec["type"] == "decision" and rec["profile"] == tool
-        assert rec["source"] == f"{tool}:session:{sid}" and rec["tags"] == ["project:acme-billing"]
     text = _all_brain_text(brain)
     for secret in PLANTED_SECRETS:
         assert secret not in text, secret
@@ -48,7 +51,7 @@ def test_full_sweep_writes_each_agents_decision_and_no_secret(brain, tmp_path):
     hits = brain.recall("how many times do outbound webhooks retry", k=3)
     assert any("six attempts" in h.record.body for h in hits)
     events = [json.loads(line) for line in (brain.root / ".aida" / "events.jsonl").read_text().splitlines()]
-    assert sum(1 for e in events if e["event"] == "remembered" and e["profile"] == "codex") == 1
+    assert sum(1 for e in events if e["event"] == "remembered" and e["path"] == path) == 3
 
 
 def test_mirror_records(brain, tmp_path):
@@ -176,7 +179,13 @@ def test_notify_callback(brain, tmp_path):
     roots = make_homes(tmp_path / "home", memory=False, mtime=T0)
     seen = []
     sweep(brain, sources=("claude", "codex"), roots=roots, clock=LATER, notify=seen.append)
-    assert sorted(o.tool for o in seen) == ["claude", "codex"]
+    # Codex's session made Claude's decision again: it becomes a source of that record, nothing new to announce
+    assert sorted(o.tool for o in seen) == ["claude"]
+    brain.config.set("dedupe.link_on_write", False)
+    seen.clear()
+    sweep(brain, sources=("claude", "codex"), roots=roots, clock=LATER, notify=seen.append, files=[
+        session_files(roots)["codex"]])
+    assert [o.tool for o in seen] == ["codex"]
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -226,7 +235,7 @@ def test_a_second_sweep_leaves_the_work_to_the_running_one(brain, tmp_path):
         assert sweep(brain, roots=roots, clock=LATER, dry_run=True).outcomes  # a dry run needs no lock
     finally:
         held.release()
-    assert sweep(brain, roots=roots, clock=LATER).written == 3
+    assert sweep(brain, roots=roots, clock=LATER).written == 1  # one decision, three sessions: one record
 
 
 def test_an_unreadable_transcript_fails_alone(cli_env, brain, capsys):

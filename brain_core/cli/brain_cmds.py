@@ -49,7 +49,8 @@ def register(sub, groups) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
 
-    p = g.add_parser("lint", help="report malformed files, unknown types, duplicate keys (exit 1 when any)")
+    p = g.add_parser("lint", help="report malformed files, unknown types, duplicate keys and copies (exit 1 when any); "
+                                  "near-duplicates are listed as notes")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_lint)
 
@@ -72,6 +73,8 @@ def cmd_remember(args, ctx) -> int:
                          source=args.source, expires=args.expires)
     if args.json:
         print(json.dumps(rec.to_dict(), ensure_ascii=False, sort_keys=True))
+    elif rec.profile != (args.profile or "me"):  # linked: another profile's record says the same (dedupe.py)
+        print(f"Already known as {rec.profile}/{rec.key}; added this as one of its sources")
     else:
         extra = f" (supersedes {rec.supersedes})" if rec.supersedes else ""
         print(f"Remembered {rec.profile}/{rec.key}{extra}")
@@ -198,11 +201,16 @@ def cmd_status(args, ctx) -> int:
 def cmd_lint(args, ctx) -> int:
     from ..lint import lint
 
-    problems = lint(ctx.open_brain())
+    notices: list = []
+    problems = lint(ctx.open_brain(), notices)
     if args.json:
-        print(json.dumps([{"path": p.path, "problem": p.message} for p in problems], ensure_ascii=False, indent=2))
+        print(json.dumps([{"path": p.path, "problem": p.message} for p in problems]
+                         + [{"path": n.path, "notice": n.message} for n in notices], ensure_ascii=False, indent=2))
     else:
         for p in problems:
             print(f"{p.path}: {p.message}")
-        print(f"{len(problems)} problem(s)." if problems else "No problems.")
+        for n in notices:
+            print(f"{n.path}: note: {n.message}")
+        note = f" {len(notices)} near-duplicate(s), not counted as problems." if notices else ""
+        print((f"{len(problems)} problem(s)." if problems else "No problems.") + note)
     return 1 if problems else 0

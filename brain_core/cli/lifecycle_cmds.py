@@ -8,7 +8,8 @@ import json
 def register(sub, groups) -> None:
     g = groups["brain"]
 
-    p = g.add_parser("consolidate", help="merge related events into durable records (judged; originals archived)")
+    p = g.add_parser("consolidate", help="merge related events into durable records (judged; originals archived) "
+                                         "and near-duplicate records into one with their sources")
     p.add_argument("--dry-run", action="store_true", help="show the proposals and verdicts, write nothing")
     p.add_argument("--keep", metavar="PATH", help="resolve a listed contradiction by keeping the record at PATH")
     p.add_argument("--json", action="store_true")
@@ -87,9 +88,14 @@ def cmd_consolidate(args, ctx) -> int:
             print(f"    {path}")
         for d in c.details[:5]:
             print(f"    - {d}")
+    for m in report.duplicates:
+        print(f"[near-duplicates] {m.keep} keeps the words; {verb} {len(m.merged)} record(s) into it as sources")
+        for path, cos in zip(m.merged, m.cosines):
+            print(f"    {path} (cosine {cos:.2f})" + (" -> archive/" if m.written else ""))
     passed = sum(1 for o in report.outcomes if o.verdict.ok)
     print(f"{len(report.outcomes)} proposal(s), {passed} {verb} (judge: {report.judge}); "
-          f"{len(report.contradictions)} contradiction(s) for you to resolve.")
+          f"{len(report.contradictions)} contradiction(s) for you to resolve; "
+          f"{len(report.duplicates)} group(s) of near-duplicates {verb}.")
     return 0
 
 

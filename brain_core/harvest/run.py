@@ -228,7 +228,8 @@ def write(brain, records: list[dict], message: str) -> list[str]:
     """Write through the brain's one path; return the relative paths of records that changed."""
     before = {record_path(r): _current_id(brain, r) for r in records}
     written = brain.remember_many(records, message=message)
-    return [record_path(item) for item, rec in zip(records, written) if before.get(record_path(item)) != rec.id]
+    return [record_path(item) for item, rec in zip(records, written)
+            if before.get(record_path(item)) != rec.id and rec.profile == item["profile"]]  # not linked (dedupe.py)
 
 
 def record_path(item: dict) -> str:

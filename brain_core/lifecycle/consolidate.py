@@ -1,4 +1,6 @@
-"""``aida brain consolidate``: L2 events -> durable records, in three steps.
+"""``aida brain consolidate``: L2 events -> durable records, in three steps; then durable records
+that say the same thing (near-duplicates, often one fact from several agents) become one record
+with the others as its sources (:mod:`.duplicates`).
 
 **Propose.** Events are grouped when they share a profile and key, or when their embeddings are
 near-duplicates (cosine >= ``consolidate.similarity``, 0.9; vectors come from the catalog). A
@@ -103,10 +105,12 @@ class Report:
     judge: str
     outcomes: tuple[Outcome, ...] = ()
     contradictions: tuple[Contradiction, ...] = ()
+    duplicates: tuple = ()   # durable near-duplicates merged (lifecycle/duplicates.py)
 
     def to_json(self) -> dict:
         return {"dry_run": self.dry_run, "judge": self.judge, "proposals": [o.to_json() for o in self.outcomes],
-                "contradictions": [c.to_json() for c in self.contradictions]}
+                "contradictions": [c.to_json() for c in self.contradictions],
+                "duplicates": [m.to_json() for m in self.duplicates]}
 
 
 @dataclass(frozen=True)
@@ -268,7 +272,12 @@ def consolidate(brain, *, dry_run: bool = False, judge: Judge | None = None,
             outcomes.append(Outcome(p, verdict))
             continue
         outcomes.append(apply(brain, p, verdict))
-    return Report(dry_run, judge.name, tuple(outcomes), tuple(contradictions))
+    from . import duplicates
+
+    merges = duplicates.propose(brain)
+    if not dry_run:
+        merges = duplicates.apply(brain, merges)
+    return Report(dry_run, judge.name, tuple(outcomes), tuple(contradictions), tuple(merges))
 
 
 def apply(brain, p: Proposal, verdict: Verdict) -> Outcome:

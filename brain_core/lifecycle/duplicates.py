@@ -1,0 +1,145 @@
+"""``aida brain consolidate``, second part: durable records that say the same thing become one.
+
+Near-duplicate pairs come from :func:`brain_core.dedupe.find_pairs` (the predicate answers and the
+write path use). Pairs are joined into groups; a group keeps only the records that are each a
+near-duplicate of its **survivor**, the record with the most content words (the fullest wording),
+the oldest on a tie, so a chain A~B~C never merges A with a C it does not match.
+
+The survivor is rewritten as a new version of itself (a new id that ``supersedes`` the old one,
+``provenance`` listing every merged id) whose ``sources`` name each merged record's profile, key,
+source, date, id and wording, so nothing said is lost; the others move to ``archive/``. All of a
+run's merges are one commit.
+
+No judge is needed: the survivor's text is kept word for word, nothing is drafted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import MalformedRecord
+from ..dedupe import compare, find_pairs, linked_sources, terms
+from ..records import Record, new_id, now_iso
+from .common import archive_path, load_docs, vectors
+
+
+@dataclass(frozen=True)
+class Merge:
+    keep: str                      # the survivor's path (rewritten in place, a new version)
+    merged: tuple[str, ...]        # the others' paths (moved to archive/)
+    cosines: tuple[float, ...]
+    archived: tuple[tuple[str, str], ...] = ()
+    written: bool = False
+
+    def to_json(self) -> dict:
+        return {"keep": self.keep, "merged": list(self.merged), "cosines": [round(c, 3) for c in self.cosines],
+                "written": self.written, "archived": [{"from": a, "to": b} for a, b in self.archived]}
+
+
+def propose(brain) -> list[Merge]:
+    """The groups to merge; writes nothing."""
+    docs = load_docs(brain, ("memories",))
+    pairs = find_pairs(brain, docs=docs)
+    if not pairs:
+        return []
+    by_path = {d.path: i for i, d in enumerate(docs)}
+    parent = {p: p for pair in pairs for p in (pair.a, pair.b)}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for pair in pairs:
+        ra, rb = find(pair.a), find(pair.b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[str, list[str]] = {}
+    for p in parent:
+        groups.setdefault(find(p), []).append(p)
+    members_of = {p: docs[by_path[p]] for p in parent}
+    vecs = vectors(brain, list(members_of.values()))
+    vec_of = dict(zip(members_of, vecs))
+    out = []
+    for paths in groups.values():
+        ds = [members_of[p] for p in paths]
+        keep = max(ds, key=lambda d: (len(terms(d.record.body).words), -_ts(d.record), d.path))
+        merged, cosines = [], []
+        for d in sorted(ds, key=lambda d: d.path):
+            if d is keep:
+                continue
+            cos = float(vec_of[keep.path] @ vec_of[d.path])
+            same = " ".join(d.record.body.lower().split()) == " ".join(keep.record.body.lower().split())
+            if same or compare(keep.record.body, d.record.body, cos).duplicate():
+                merged.append(d.path)
+                cosines.append(cos)
+        if merged:
+            out.append(Merge(keep.path, tuple(merged), tuple(cosines)))
+    return sorted(out, key=lambda m: m.keep)
+
+
+def _ts(rec: Record) -> float:
+    dt = rec.created_dt
+    return dt.timestamp() if dt else 0.0
+
+
+def entry(rec: Record) -> dict:
+    return {"profile": rec.profile, "key": rec.key, "source": rec.source, "created": rec.created, "id": rec.id,
+            "body": rec.body}
+
+
+def merged_record(keep: Record, others: list[Record], paths: list[str]) -> Record:
+    """The survivor's new version: same words, every merged record in its sources and provenance."""
+    sources = linked_sources(keep.extra)
+    for o in others:
+        e = entry(o)
+        if o.body == keep.body:
+            e.pop("body")
+        sources += [e] + linked_sources(o.extra)
+    tags = list(keep.tags)
+    for o in others:
+        tags += [t for t in o.tags if t not in tags]
+    prov = list(dict.fromkeys([*keep.provenance, keep.id, *(i for o in others for i in (*o.provenance, o.id))]))
+    extra = {**keep.extra, "sources": sources,
+             "consolidated": {"from": paths, "at": now_iso(), "judge": "near-duplicates"}}
+    return Record(id=new_id(), type=keep.type, key=keep.key, profile=keep.profile, body=keep.body, tags=tags[:20],
+                  source=keep.source, created=keep.created, confidence=keep.confidence, provenance=prov,
+                  expires=keep.expires, supersedes=keep.id, extra=extra)
+
+
+def apply(brain, merges: list[Merge]) -> list[Merge]:
+    """Write every survivor's new version and archive the others, in one commit."""
+    import os
+
+    from ..fsutil import atomic_write_bytes, fsync_dir
+
+    if not merges:
+        return []
+    done, touched = [], []
+    with brain.lock():
+        for m in merges:
+            try:
+                keep = brain.get(m.keep)
+                others = [brain.get(p) for p in m.merged]
+            except (OSError, MalformedRecord):
+                continue  # changed under us: the next run proposes it again
+            rec = merged_record(keep, others, [m.keep, *m.merged])
+            data = rec.to_json().encode("utf-8")
+            atomic_write_bytes(brain.root / m.keep, data)
+            brain.index.upsert_file(m.keep, data)
+            moves = []
+            for path, o in zip(m.merged, others):
+                dst = archive_path(brain, path, o.id)
+                target = brain.root / dst
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(brain.root / path, target)
+                fsync_dir(target.parent)
+                brain.index.remove_file(path)
+                moves.append((path, dst))
+            touched += [m.keep, *(p for mv in moves for p in mv)]
+            done.append(Merge(m.keep, m.merged, m.cosines, tuple(moves), True))
+        if touched:
+            n = sum(len(m.merged) + 1 for m in done)
+            brain.git.commit(touched, f"consolidate: {n} near-duplicate records into {len(done)}")
+    return done
