@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from brain_core.ask import answered_how
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
@@ -82,7 +83,11 @@ class ResultCard(QFrame):
         self.type_label.setStyleSheet(f"color: white; background: {colour}; border-radius: 4px; padding: 1px 5px; "
                                       "font-size: 10px; font-weight: 600;")
         self.key_label = _label(f"<b>{html.escape(r.key or hit.path)}</b>", rich=True)
-        self.meta_label = _label(f"{date_of(r.created)} · {r.profile}" + (" · stale" if hit.stale else ""))
+        self.closest = getattr(hit, "confidence", None) == "weak"
+        also = len(getattr(hit, "also", None) or ())
+        self.meta_label = _label(("closest · " if self.closest else "") + f"{date_of(r.created)} · {r.profile}"
+                                 + (f" · +{also} source{'s' if also != 1 else ''}" if also else "")
+                                 + (" · stale" if hit.stale else ""))
         self.meta_label.setStyleSheet("color: #6b7280;")
         self.why = QToolButton()
         self.why.setText("why")
@@ -98,6 +103,9 @@ class ResultCard(QFrame):
         head.addWidget(self.why)
         self.snippet = _label(snippet(r.body))
         self.snippet.setWordWrap(True)
+        if self.closest:  # only the closest there is: greyed, so it does not read as an answer
+            self.snippet.setStyleSheet("color: #9ca3af;")
+            self.key_label.setStyleSheet("color: #9ca3af;")
         self.trace = _label(format_explain(hit.explain))
         self.trace.setWordWrap(True)
         self.trace.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -183,24 +191,35 @@ class AnswerView(QFrame):
         route = answer.route
         where = ("searched your memory, newest first" if route.mode == "recency" else "searched your memory by meaning") \
             if route.recall else "did not search your memory"
-        how = f"answered by {answer.provider}" + (f" ({answer.model})" if answer.model else "")
-        self.route_label.setText(f"{where}; {how}" + ("; repeated answer" if answer.cached else ""))
+        self.route_label.setText(f"{where}; {answered_how(answer)}" + ("; repeated answer" if answer.cached else ""))
         self.cited.clear()
         cited = set(answer.cited)
-        hits = sorted(answer.hits, key=lambda h: h.record.id not in cited)
-        for h in hits:
-            r = h.record
-            mark = "★ " if r.id in cited else ""
-            item = QListWidgetItem(f"{mark}{r.key} · {date_of(r.created)} — {snippet(r.body, 90)}")
-            item.setData(Qt.ItemDataRole.UserRole, h.path)
-            item.setToolTip(r.body[:600])
-            self.cited.addItem(item)
-        self.cited_title.setVisible(bool(hits))
-        self.cited.setVisible(bool(hits))
+        strong = [h for h in answer.hits if (getattr(h, "confidence", None) or "strong") == "strong"]
+        weak = [h for h in answer.hits if getattr(h, "confidence", None) == "weak"]
+        for h in sorted(strong, key=lambda h: h.record.id not in cited):
+            self._add_cited(h, "★ " if h.record.id in cited else "")
+        for h in weak[:1]:  # one greyed "closest" line, never passed off as an answer
+            item = self._add_cited(h, "closest: ")
+            item.setForeground(Qt.GlobalColor.gray)
+        memory = answer.route.recall
+        self.cited_title.setText("From your memory:" if strong else "Nothing that answers it; the closest:" if weak
+                                 else "Nothing close in your memory.")
+        self.cited_title.setVisible(memory)
+        self.cited.setVisible(bool(strong or weak))
         self.why.clear()
         self.thanks.clear()
         for b in (self.up, self.down):
             b.setEnabled(True)
+
+    def _add_cited(self, h: Any, mark: str) -> QListWidgetItem:
+        r = h.record
+        also = len(getattr(h, "also", None) or ())
+        more = f" (+{also} source{'s' if also != 1 else ''})" if also else ""
+        item = QListWidgetItem(f"{mark}{r.key} · {date_of(r.created)}{more} — {snippet(r.body, 90)}")
+        item.setData(Qt.ItemDataRole.UserRole, h.path)
+        item.setToolTip(r.body[:600])
+        self.cited.addItem(item)
+        return item
 
     def clear_heard(self) -> None:
         self.heard_label.clear()

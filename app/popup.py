@@ -35,6 +35,20 @@ HINT = "Enter copies · Ctrl+Enter opens · Alt+Enter asks · Ctrl+E why · hold
 ASK_HINT = "Enter asks · hold the mic to talk · Esc closes"
 
 
+def results_line(result: RecallResult) -> str:
+    """The status line under the search box: how many close results, or that only the closest or
+    nothing close was found (weak hits are shown greyed, as "closest")."""
+    strong = sum(1 for h in result.hits if (h.confidence or "strong") == "strong")
+    weak = len(result.hits) - strong
+    ms = f"{result.seconds * 1000:.0f} ms"
+    if strong:
+        extra = f", then {weak} closest" if weak else ""
+        return f"{strong} result{'s' if strong != 1 else ''}{extra} in {ms}"
+    if weak:
+        return f"Nothing matches well; the closest {'one' if weak == 1 else weak} in {ms}, greyed."
+    return "Nothing close in your memory; try other words, or Alt+Enter to ask."
+
+
 class RecallPopup(QWidget):
     """The popup; ``mode`` is ``"recall"`` (search as you type) or ``"ask"`` (Enter asks)."""
 
@@ -254,9 +268,7 @@ class RecallPopup(QWidget):
         if self.results.count():
             self.results.setCurrentRow(0)
         self._sync_sizes()
-        n = len(result.hits)
-        self._say(f"{n} result{'s' if n != 1 else ''} in {result.seconds * 1000:.0f} ms" if n
-                  else "Nothing found; try other words, or Alt+Enter to ask.")
+        self._say(results_line(result))
 
     def _sync_sizes(self) -> None:
         width = max(200, self.results.viewport().width() - 4)

@@ -50,6 +50,16 @@ class RecallResult:
     seconds: float
 
 
+def shown_hits(brain, hits) -> tuple:
+    """What the popup shows of a recall: strong hits, then weak ones (the closest), never unrelated
+    ones; near-duplicates folded into one hit that lists the others' sources."""
+    from brain_core.dedupe import collapse_hits
+
+    order = {"strong": 0, "weak": 1}
+    kept = sorted((h for h in hits if (h.confidence or "strong") in order), key=lambda h: order[h.confidence or "strong"])
+    return tuple(collapse_hits(kept, brain.index))
+
+
 def open_with_desktop(path: Path) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
@@ -154,7 +164,7 @@ class AidaService(QObject):
             if token != self._latest_recall:
                 return None  # typed over: skip the stale query instead of queueing behind it
             t0 = time.perf_counter()
-            hits = tuple(brain.recall(query, k=k, explain=True)) if query else ()
+            hits = shown_hits(brain, brain.recall(query, k=k, explain=True)) if query else ()
             return RecallResult(token, query, hits, time.perf_counter() - t0)
 
         def done(result):

@@ -28,14 +28,14 @@ from . import runs
 from .errors import InvalidInput, ProviderError
 from .live import LiveAnswer, LiveSource, answer_live
 from .llm import make_provider
-from .llm.none import extract
+from .confidence import NONE, STRONG, WEAK
+from .dedupe import collapse_hits
+from .offline_answer import compose
 from .records import now_iso
-from .router import Route, Router, load_router
+from .router import Route, Router, load_router, names_known_things
 
 DEFAULT = object()  # "use the configured provider"
 CACHE_DIR = Path(".aida") / "cache" / "answers"
-NOT_MEMORY = ("That doesn't look like a question about your memory, so nothing was recalled, and no language model "
-              "is set up to answer it; ask \"what did I say about ...\" to search your brain, or set llm.provider.")
 SYSTEM_MEMORY = (
     "You are Aida, the user's personal memory. Answer the question from the numbered records below, briefly and "
     "plainly. Cite every record you use as [key, date]. If the records do not answer the question, say so; never "
@@ -59,6 +59,7 @@ class Answer:
     cached: bool = False
     live: LiveAnswer | None = None
     corrections: tuple[str, ...] = ()
+    confidence: str = NONE  # strong: the cited record answers it; weak: only the closest; none: nothing
     run: dict = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self, with_run: bool = False) -> dict[str, Any]:
@@ -66,6 +67,7 @@ class Answer:
             "answer": self.text, "question": self.question, "run_id": self.run_id, "route": self.route.to_json(),
             "provider": self.provider, "model": self.model, "fallback": self.fallback, "cached": self.cached,
             "hits": [h.to_json() if hasattr(h, "to_json") else h for h in self.hits], "cited": list(self.cited),
+            "confidence": self.confidence,
             "live": self.live.to_json() if self.live else None, "corrections": list(self.corrections),
         }
         if with_run:
@@ -84,7 +86,6 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     k = int(k or cfg.get("ask.k", 5))
     marks: dict[str, float] = {}
     route = (router or load_router(brain.root)).decide(question)
-    marks["route"] = time.perf_counter()
 
     fallback = None
     if llm is DEFAULT:
@@ -92,6 +93,8 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
             llm = make_provider(cfg)
         except ProviderError as e:
             llm, fallback = None, str(e)
+    route = _gate(brain, question, route, llm)
+    marks["route"] = time.perf_counter()
     run = {"id": runs.new_run_id(), "at": now_iso(), "question": question, "route": route.to_json(),
            "provider": {"name": getattr(llm, "name", "none"), "model": getattr(llm, "model", None)},
            "cached": False, "fallback": None, "consulted": [], "lessons": [], "live": None,
@@ -106,7 +109,9 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
             run["provider"] = hit.get("provider") or run["provider"]
             return _finish(brain, run, started, marks, Answer(
                 text=hit["text"], question=question, route=route, run_id=run["id"], provider=run["provider"]["name"],
-                model=run["provider"].get("model"), cited=tuple(hit.get("cited", ())), cached=True))
+                model=run["provider"].get("model"), cited=tuple(hit.get("cited", ())), cached=True,
+                hits=tuple(_hit_from_json(h) for h in hit.get("hits") or ()),
+                confidence=str(hit.get("confidence") or NONE)))
 
     if route.live:
         live = answer_live(route.live, question, cfg, live_source)
@@ -115,51 +120,101 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
         return _finish(brain, run, started, marks, Answer(
             text=live.text, question=question, route=route, run_id=run["id"], provider=f"live:{route.live}", live=live))
 
-    hits, found = [], []
-    if route.recall:
+    found: list = []
+    left_out: list[str] = []
+
+    def recall() -> list:
         vector = None
         if lessons_mod.has_lessons(brain.root) and lessons_mod.takes_vector(brain):
             vector = brain.embedder.embed([question])[0]  # once, for the lessons and the recall
-        found = lessons_mod.similar_lessons(brain, question, vector=vector)
+        found[:] = lessons_mod.similar_lessons(brain, question, vector=vector)
         marks["lessons"] = time.perf_counter()
         widen = any(lesson.blamed for lesson in found)
-        hits = lessons_mod.recall_with(brain, question, vector, k=k * 3 if widen else k,
-                                       recent=route.mode == "recency", explain=explain)
-        hits = lessons_mod.rerank(hits, found)[:k]
+        got = lessons_mod.recall_with(brain, question, vector, k=k * 3 if widen else k,
+                                      recent=route.mode == "recency", explain=explain)
+        got = lessons_mod.demote(lessons_mod.rerank(got, found), found)
+        left_out[:] = [h.record.key for h in got if h.confidence == NONE and (h.explain or {}).get("lessons")]
         marks["recall"] = time.perf_counter()
-    notes = tuple(lessons_mod.corrections(found))
-    run["lessons"] = [lesson.to_json() for lesson in found]
+        return collapse_hits(_by_confidence(got), brain.index)[:k]  # one fact, one answer: its sources listed
 
-    text, cited, usage = _answer(question, route, hits, notes, llm)
+    hits = recall() if route.recall else []
+    notes = tuple(lessons_mod.corrections(found))
+
+    text, cited, usage = _answer(question, route, hits, notes, llm, left_out)
     if isinstance(text, ProviderError):  # the provider failed: fall back, and say so
         fallback = str(text)
-        text, cited, usage = _answer(question, route, hits, notes, None)
+        if not route.recall:  # with the LLM unreachable, every question goes to the brain
+            route = replace(route, recall=True, fired=route.fired + ("gate:offline",))
+            run["route"] = route.to_json()
+            hits = recall()
+            notes = tuple(lessons_mod.corrections(found))
+        text, cited, usage = _answer(question, route, hits, notes, None, left_out)
     if fallback:
         text = f"[offline answer: {fallback}]\n{text}"
     marks["answer"] = time.perf_counter()
+    run["lessons"] = [lesson.to_json() for lesson in found]
+    level = _level(hits, cited) if route.recall else NONE  # a plain answer owes nothing to the brain
 
-    run.update(answer=text, fallback=fallback, usage=usage, cost_usd=_cost(cfg, usage),
+    run.update(answer=text, fallback=fallback, usage=usage, cost_usd=_cost(cfg, usage), confidence=level,
                consulted=[_consulted(h, cited) for h in hits])
     answer = Answer(text=text, question=question, route=route, run_id=run["id"],
                     provider=run["provider"]["name"] if not fallback else "none",
                     model=run["provider"]["model"] if not fallback else None, hits=tuple(hits), cited=tuple(cited),
-                    fallback=fallback, corrections=notes)
+                    fallback=fallback, corrections=notes, confidence=level)
     if cited and not fallback:
         brain.mark_used([h.path for h in hits if h.record.id in cited], "cited")  # the answer leaned on them
     if cache_key and not fallback:
         _cache_put(brain.root, cache_key, {"text": text, "cited": list(cited), "consulted": run["consulted"],
-                                            "provider": run["provider"], "run_id": run["id"], "at": run["at"]})
+                                            "provider": run["provider"], "run_id": run["id"], "at": run["at"],
+                                            "confidence": level, "hits": [h.to_json() for h in hits]})
     return _finish(brain, run, started, marks, answer)
 
 
-def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm) -> tuple[Any, list[str], dict | None]:
+def answered_how(answer: Answer) -> str:
+    """In plain words: "answered offline, from your records", "answered by gpt-4o-mini"..."""
+    provider = str(answer.provider or "none")
+    if provider == "none":
+        return "answered offline, from your records" + (" (the language model was unreachable)"
+                                                        if answer.fallback else "")
+    if provider.startswith("live:"):
+        return f"answered from the {provider[5:]} source"
+    return f"answered by {answer.model or provider}"
+
+
+def _gate(brain, question: str, route: Route, llm) -> Route:
+    """The router decides how a question is answered, never whether the brain may answer it:
+    offline every question that is not for a live source goes to the brain; with an LLM, one that
+    names things the brain has (a cheap word probe) goes there too."""
+    if route.live or route.recall:
+        return route
+    if llm is None:
+        return replace(route, recall=True, fired=route.fired + ("gate:offline",))
+    if names_known_things(brain.index.conn(), question):
+        return replace(route, recall=True, fired=route.fired + ("gate:probe",))
+    return route
+
+
+def _by_confidence(hits: list) -> list:
+    """Strong hits first, then weak, in recall's order; ``none`` hits are never shown."""
+    return [h for level in (STRONG, WEAK) for h in hits if (h.confidence or STRONG) == level]
+
+
+def _level(hits: list, cited: list[str]) -> str:
+    levels = {h.confidence or STRONG for h in hits if h.record.id in cited} or {NONE}
+    return STRONG if STRONG in levels else WEAK if WEAK in levels else NONE
+
+
+def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm,
+            left_out: list[str] = ()) -> tuple[Any, list[str], dict | None]:
     """``(text, cited ids, usage)``; text is the :class:`ProviderError` when the provider failed."""
     if llm is None:
-        if not route.recall:
-            return NOT_MEMORY, [], None
-        ex = extract(question, hits, corrections=notes)
+        ex = compose(question, hits, corrections=notes, left_out=left_out)
         return ex.text, list(ex.cited), None
-    system, user = build_prompt(question, hits if route.recall else None, notes)
+    facts = [h for h in hits if (h.confidence or STRONG) == STRONG]
+    probed_only = route.recall and "gate:probe" in route.fired and not facts
+    records = None if not route.recall or probed_only else facts
+    closest = [h for h in hits if h.confidence == WEAK][:1] if records is not None and not facts else []
+    system, user = build_prompt(question, records, notes, closest=closest)
     try:
         if hasattr(llm, "complete_full"):
             done = llm.complete_full(system, user)
@@ -169,12 +224,14 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
             text, usage = llm.complete(system, user), None
     except ProviderError as e:
         return e, [], None
-    cited = [h.record.id for h in hits if h.record.key and h.record.key in text] or [h.record.id for h in hits[:1]]
+    cited = [h.record.id for h in facts if h.record.key and h.record.key in text] or [h.record.id for h in facts[:1]]
     return text, cited, usage
 
 
-def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] = ()) -> tuple[str, str]:
-    """The system and user prompts. ``hits=None``: a question the router kept out of the brain."""
+def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] = (),
+                 closest: list = ()) -> tuple[str, str]:
+    """The system and user prompts. ``hits=None``: a question the router kept out of the brain;
+    ``hits`` are the records that answer it (strong only), ``closest`` a weak one shown as such."""
     system = SYSTEM_MEMORY if hits is not None else SYSTEM_PLAIN
     if corrections:
         system += ("\n\nCorrections the user gave on earlier answers to similar questions (follow them):\n"
@@ -182,13 +239,31 @@ def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] 
     if hits is None:
         return system, question
     if not hits:
-        return system, f"Records: none were found.\n\nQuestion: {question}"
-    lines = []
-    for i, h in enumerate(hits, 1):
-        r = h.record
-        body = r.body if len(r.body) <= MAX_BODY_IN_PROMPT else r.body[:MAX_BODY_IN_PROMPT] + "…"
-        lines.append(f"[{i}] {r.key} ({str(r.created)[:10]}, {r.type}, from {r.profile}):\n{body}")
+        near = ""
+        if closest:
+            near = "\n\nThe closest record (it does not answer the question; offer it only as the closest you have):\n" \
+                + _prompt_record(1, closest[0])
+        return system, f"Records: none answer this question.{near}\n\nQuestion: {question}"
+    lines = [_prompt_record(i, h) for i, h in enumerate(hits, 1)]
     return system, "Records:\n" + "\n\n".join(lines) + f"\n\nQuestion: {question}"
+
+
+def _prompt_record(i: int, h) -> str:
+    r = h.record
+    body = r.body if len(r.body) <= MAX_BODY_IN_PROMPT else r.body[:MAX_BODY_IN_PROMPT] + "…"
+    return f"[{i}] {r.key} ({str(r.created)[:10]}, {r.type}, from {r.profile}):\n{body}"
+
+
+def _hit_from_json(d: dict):
+    """A hit as the cache keeps it (``Hit.to_json``), back as a :class:`~brain_core.recall.Hit`."""
+    from .recall import Hit
+    from .records import Record
+
+    rec = Record(id=d.get("id", ""), type=d.get("type", "fact"), key=d.get("key", ""), profile=d.get("profile", "me"),
+                 body=d.get("body", ""), tags=list(d.get("tags") or []), source=d.get("source") or "",
+                 created=d.get("created") or "", expires=d.get("expires"))
+    return Hit(record=rec, path=d.get("path", ""), score=float(d.get("score") or 0), stale=bool(d.get("stale")),
+               confidence=d.get("confidence"), also=list(d.get("also") or []))
 
 
 def _consulted(hit, cited: list[str]) -> dict[str, Any]:

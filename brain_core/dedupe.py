@@ -168,6 +168,11 @@ def stored_vectors(index, paths: Sequence[str]) -> dict[str, np.ndarray]:
     paths = list(dict.fromkeys(paths))
     for start in range(0, len(paths), 500):
         chunk = paths[start:start + 500]
+        if getattr(index, "backend", "sqlite") == "postgres":
+            rows = conn.execute(f"SELECT d.path, d.embedding FROM docs d WHERE d.embedding IS NOT NULL AND "
+                                f"d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            out.update((p, np.asarray(e, dtype=np.float32)) for p, e in rows)
+            continue
         rows = conn.execute(f"SELECT d.path, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid "
                             f"WHERE d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         out.update((p, np.frombuffer(e, dtype=np.float32)) for p, e in rows)

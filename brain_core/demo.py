@@ -109,7 +109,8 @@ def run_demo(keep: Path | None = None, voice: bool = True, out: TextIO | None = 
             if not hits:
                 say("nothing found")
             for h in hits:
-                say(f"{h.score:.4f} {h.record.type} {h.record.key} ({h.record.profile}): {_short(h.record.body)}")
+                sure = f" {h.confidence}" if h.confidence else ""
+                say(f"{h.score:.4f}{sure} {h.record.type} {h.record.key} ({h.record.profile}): {_short(h.record.body)}")
 
         with steps.step("Answer") as say:
             from .ask import ask
@@ -117,7 +118,9 @@ def run_demo(keep: Path | None = None, voice: bool = True, out: TextIO | None = 
             answer = ask(brain, question, llm=llm)
             for line in answer.text.splitlines():
                 say(line)
-            say(f"answered by {answer.provider}; run record {answer.run_id} "
+            from .ask import answered_how
+
+            say(f"{answered_how(answer)}; run record {answer.run_id} "
                 f"(`aida feedback up|down {answer.run_id}` turns it into a lesson)")
     except BrainError as e:
         out.write(f"\nThe demo stopped: {e}\n")

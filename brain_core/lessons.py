@@ -184,3 +184,28 @@ def corrections(lessons: Sequence[Lesson], limit: int = 3) -> list[str]:
         if text not in out:
             out.append(text)
     return out[:limit]
+
+
+ABSTAIN_SIMILARITY = 0.9  # feedback on (nearly) this very question
+
+
+def demote(hits: Sequence[Any], lessons: Sequence[Lesson]) -> list[Any]:
+    """Confidence changed by feedback. A thumbs-down's record: on (nearly) the same question it is
+    no answer at all (``none``: Aida abstains rather than promote the next record, which recall's
+    confidence judges on its own); on a merely similar one it is at best "the closest". A
+    thumbs-up's record is an answer to that question whatever recall thought of it, and to a
+    similar one when recall found it at least close."""
+    if not lessons:
+        return list(hits)
+    out = []
+    for hit in hits:
+        level = getattr(hit, "confidence", None)
+        downs = [l.similarity for l in lessons if l.verdict == "down" and hit.record.id in l.blamed]
+        ups = [l.similarity for l in lessons if l.verdict == "up" and hit.record.id in l.blamed]
+        new = level
+        if level is not None and downs:
+            new = "none" if max(downs) >= ABSTAIN_SIMILARITY else ("weak" if level == "strong" else level)
+        elif level is not None and ups and (max(ups) >= ABSTAIN_SIMILARITY or level == "weak"):
+            new = "strong"
+        out.append(replace(hit, confidence=new) if new != level else hit)
+    return out

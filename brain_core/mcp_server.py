@@ -54,11 +54,18 @@ class BrainTools:
         self._lock = threading.Lock()
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None, depth: str = "abstract") -> list[dict]:
+               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False) -> list[dict]:
+        """Hits with their ``confidence``; ``none`` ones (not about the query: an agent handed one
+        acts on it) only with ``include_unrelated``. Near-duplicates come as one hit with ``also``."""
+        from .dedupe import collapse_hits
+
         k = max(1, min(int(k), 50))
         depth = _depth(depth)
         with self._lock:
             hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None)
+            if not include_unrelated:
+                hits = [h for h in hits if h.confidence != "none"]
+            hits = collapse_hits(hits, self.brain.index)
         return [h.to_json(depth=depth) for h in hits]
 
     def recent(self, k: int = 10, profile: str | None = None, type: str | None = None,
@@ -91,7 +98,14 @@ def build_server(brain):
     """An MCP server exposing :class:`BrainTools` over ``brain``."""
     Server, Context, ToolError = _sdk()
     tools = BrainTools(brain)
-    server = Server("aida", instructions=INSTRUCTIONS)
+    from . import __version__
+
+    try:
+        server = Server("aida", instructions=INSTRUCTIONS, version=__version__)
+    except TypeError:  # 1.x takes no version: its low-level server carries it
+        server = Server("aida", instructions=INSTRUCTIONS)
+        if getattr(server, "_mcp_server", None) is not None:
+            server._mcp_server.version = __version__
 
     def guarded(fn, *args, **kwargs):
         try:
@@ -100,12 +114,16 @@ def build_server(brain):
             raise ToolError(str(e)) from None
 
     @server.tool(description="Search the user's memory (decisions, rules, preferences, facts), best match first. "
+                             "Each hit has a confidence: strong (it answers the query), weak (only the closest "
+                             "there is; say so if you use it). Unrelated records are left out unless "
+                             "include_unrelated is true; an empty list means the memory has nothing on it. "
                              "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing). "
                              "A long record comes as its ~100-token abstract (depth 'abstract'); depth 'full' gives "
                              "whole bodies.")
     def recall(query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None, depth: str = "abstract") -> list[dict]:
-        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth)
+               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False) -> list[dict]:
+        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth,
+                       include_unrelated=include_unrelated)
 
     @server.tool(description="Write a durable memory: a decision with its reason, a rule, a preference or a fact. "
                              "The same key replaces the earlier record. Secrets are masked before writing.")

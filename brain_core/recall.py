@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .confidence import assess
 from .errors import BrainError, InvalidInput
 from .records import Record
 from .when import find_dates
@@ -44,6 +45,8 @@ class Hit:
     explain: dict[str, Any] | None = None
     stale: bool = False
     also: list[dict[str, Any]] = field(default_factory=list)  # near-duplicates folded in (dedupe.collapse_hits)
+    confidence: str | None = None  # strong | weak | none (brain_core.confidence)
+    evidence: Any = None
 
     def to_json(self, depth: str = "full") -> dict[str, Any]:
         """The hit as JSON. ``depth="abstract"``: a long record's body is its abstract (about 100
@@ -62,6 +65,8 @@ class Hit:
             out["explain"] = self.explain
         if self.also:
             out["also"] = self.also
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
         return out
 
 
@@ -326,7 +331,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         return []
     if recent:
         where, wargs = _filters(profile, type, tag, shelves)
-        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq))
+        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq), query)
 
     fused = fuse(stages, params)
     if params.source_weight > 0:
@@ -337,6 +342,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     scored = rescore(pool, fused, {r: (d["created_ts"], *use.get(d["path"], (0, None))) for r, d in docs.items()},
                      cand.dates, params, now)
     hits = []
+    scored = [s for s in scored if s[0] > 0]  # a score of 0 matched nothing: never padding
     for score, rowid, decay, uses, dated in scored[:k]:
         d = docs[rowid]
         st = stages[rowid]
@@ -346,12 +352,13 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
                   "dated": dated, "ms": cand.ms}
         hits.append(_hit(d, score, ex, now))
+    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages[s[1]] for s in scored[:k]])
     if touch:
         usage.bump([h.path for h in hits], now, why="recalled")
     return hits
 
 
-def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, has_words) -> list[Hit]:
+def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, has_words, query="") -> list[Hit]:
     """Newest first among what matches the rest of the question (all records when nothing does)."""
     if has_words and stages:
         # "matches": a word match, or close in meaning; else the few closest by meaning.
@@ -373,6 +380,7 @@ def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, h
             ex = {"mode": "recency", "rank": i, "bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")),
                   "created": d["created"], "path": d["path"]}
         hits.append(_hit(d, 1.0 / i, ex, now))
+    assess(conn, query, hits, [d["rowid"] for d in order], [stages.get(d["rowid"], {}) for d in order], recent=True)
     if touch:
         usage.bump([h.path for h in hits], now, why="recalled")
     return hits

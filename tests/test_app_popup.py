@@ -65,7 +65,7 @@ def test_enter_copies_the_body_and_closes_ctrl_enter_opens_the_file(qtbot, popup
 
 
 def test_arrow_keys_choose_and_escape_closes(qtbot, popup, service):
-    result = type_and_wait(qtbot, popup, service, "queue")
+    result = type_and_wait(qtbot, popup, service, "webhook retries and the job queue")
     assert len(result.hits) >= 2
     qtbot.keyClick(popup.search, Qt.Key.Key_Down)
     assert popup.results.currentRow() == 1
@@ -100,6 +100,38 @@ def test_alt_enter_asks_and_the_answer_cites_memories(qtbot, popup, service):
     assert "SQS" in popup.answer_view.text.text()
     cited = [popup.answer_view.cited.item(i).text() for i in range(popup.answer_view.cited.count())]
     assert any("queue-choice" in c for c in cited)
+
+
+def test_unrelated_records_are_not_shown_and_the_status_says_nothing_close(qtbot, popup, service):
+    result = type_and_wait(qtbot, popup, service, "office printer toner")
+    assert result.hits == () and popup.results.count() == 0
+    assert popup.status.text().startswith("Nothing close in your memory")
+
+
+def test_weak_hits_are_greyed_as_closest(qtbot, popup, service):
+    result = type_and_wait(qtbot, popup, service, "webhook retries and the job queue")
+    levels = [h.confidence for h in result.hits]
+    assert levels == sorted(levels, key=["strong", "weak"].index)  # strong first, never none
+    for i in range(popup.results.count()):
+        card = popup.results.itemWidget(popup.results.item(i))
+        assert card.closest == (card.hit.confidence == "weak")
+        assert ("closest" in card.meta_label.text()) == card.closest
+
+
+def test_an_answer_the_brain_lacks_says_so_in_plain_words(qtbot, popup, service):
+    popup.set_mode("ask")
+    qtbot.keyClicks(popup.search, "which cloud provider did we choose for the analytics cluster")
+    with qtbot.waitSignal(service.answerReady, timeout=20000) as blocker:
+        qtbot.keyClick(popup.search, Qt.Key.Key_Return)
+    answer = blocker.args[0]
+    assert answer.confidence in ("weak", "none") and "SQS" not in answer.text
+    view = popup.answer_view
+    assert "answered offline" in view.route_label.text() and "answered by none" not in view.route_label.text()
+    if answer.confidence == "none":
+        assert answer.text.startswith("I have nothing about cloud provider analytics cluster in your brain")
+        assert view.cited_title.text() == "Nothing close in your memory." and not view.cited.isVisible()
+    else:
+        assert "closest" in answer.text and view.cited.item(0).text().startswith("closest: ")
 
 
 def test_tray_menu_is_rebuilt_from_live_state(qtbot, service, filled):

@@ -11,11 +11,10 @@ from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
 from brain_core import runs
-from brain_core.ask import NOT_MEMORY, ask, normalise
+from brain_core.ask import ask, normalise
 from brain_core.errors import InvalidInput
 from brain_core.live import News, Weather, answer_live, parse_feed, place_in, topic_in
 from brain_core.llm.http import Retry
-from brain_core.llm.none import NOTHING_FOUND
 
 
 @pytest.fixture
@@ -74,16 +73,24 @@ def test_offline_answer_cites_key_and_date_and_leaves_a_run_record(filled):
     assert runs.load(filled.root, "last")["id"] == a.run_id
 
 
-def test_plain_question_never_pays_for_an_embedding(filled, embed_calls):
-    a = ask(filled, "how do I reverse a list in python", llm=None)
-    assert a.text == NOT_MEMORY and a.hits == () and embed_calls == []
-    ask(filled, "what did I say about the queue", llm=None)
+def test_plain_question_with_an_llm_never_pays_for_an_embedding(filled, embed_calls, server, memory_keyring):
+    use_server(filled, server)
+    a = ask(filled, "how do I reverse a list in python")
+    assert a.text == server.answer and a.hits == () and embed_calls == [] and not a.route.recall
+    ask(filled, "what did I say about the queue")
     assert embed_calls == [1]
+
+
+def test_offline_every_question_goes_to_the_brain(filled):
+    a = ask(filled, "how do I reverse a list in python", llm=None)
+    assert a.route.recall and "gate:offline" in a.route.fired
+    assert a.text.startswith("I have nothing about reverse list python in your brain (searched: reverse, list, python")
 
 
 def test_nothing_found_is_honest(brain):
     a = ask(brain, "what did I say about the lighthouse keeper", llm=None)
-    assert a.text == NOTHING_FOUND
+    assert a.text == "I have nothing about lighthouse keeper in your brain (searched: lighthouse, keeper, and by meaning)."
+    assert a.confidence == "none" and a.cited == ()
 
 
 def test_recency_mode_puts_newest_first(filled):

@@ -31,7 +31,7 @@ async def _session(brain_root: Path, body):
                                    env=env, cwd=str(REPO))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            await session.initialize()
+            session.init_result = await session.initialize()
             return await body(session)
 
 
@@ -76,3 +76,30 @@ def test_missing_brain_fails_with_one_sentence(tmp_path, capsys):
     assert rc != 0
     err = capsys.readouterr().err
     assert "is not a brain" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_recall_gives_confidence_and_leaves_unrelated_out(brain):
+    """An agent asking about something the memory lacks gets an empty list, not an unrelated
+    decision it would act on; the server says which version it is."""
+    from brain_core import __version__
+
+    brain.remember("We chose Datadog APM over New Relic, mainly for the price per host.", type="decision",
+                   key="apm-vendor", profile="me")
+    brain.remember("Webhook delivery retries with exponential backoff, capped at six attempts.", key="webhook-retries")
+    brain.close()
+
+    async def body(session):
+        assert session.init_result.server_info.name == "aida"
+        assert session.init_result.server_info.version == __version__
+        hits = _payload(await session.call_tool("recall", {"query": "which APM vendor did we pick"}))
+        assert hits[0]["key"] == "apm-vendor" and hits[0]["confidence"] == "strong"
+        assert all(h["confidence"] in ("strong", "weak") for h in hits)
+        none = _payload(await session.call_tool("recall", {"query": "office printer setup"}))
+        assert none == []
+        everything = _payload(await session.call_tool("recall", {"query": "office printer setup",
+                                                                  "include_unrelated": True}))
+        assert everything and {h["confidence"] for h in everything} == {"none"}
+        return True
+
+    assert anyio.run(_session, brain.root, body)

@@ -181,3 +181,31 @@ def test_bad_router_yaml_is_refused_with_a_message(tmp_path, text):
     with pytest.raises(InvalidInput) as e:
         load_router(tmp_path)
     assert "router.yaml" in str(e.value)
+
+
+# --- the phrasing table: forms people use about their own facts, and general questions ------------
+
+from router_phrasings import IN, OUT  # noqa: E402
+
+
+def test_phrasing_table_is_big_enough_both_ways():
+    assert len(IN) + len(OUT) >= 150 and len(IN) >= 60 and len(OUT) >= 60
+    assert len(set(IN) | set(OUT)) == len(IN) + len(OUT)
+
+
+@pytest.mark.parametrize("question", IN, ids=[q[:40] for q in IN])
+def test_own_fact_forms_gate_in(question):
+    assert route(question).recall is True
+
+
+@pytest.mark.parametrize("question", OUT, ids=[q[:40] for q in OUT])
+def test_general_questions_stay_out(question):
+    r = route(question)
+    assert r.recall is False, r.fired
+
+
+def test_own_forms_are_whole_words():
+    """The new forms match words, not pieces of words: "whom", "ourselves", "wheneverwe" do not fire them."""
+    for q in ("somewhen is my build", "whoever is on call", "ourwhere do we", "a dowe i thing"):
+        assert not any(f.startswith("recall:own-") for f in route(q).fired), q
+    assert "recall:own-when" in route("when is my dentist appointment").fired

@@ -16,7 +16,8 @@ def register(sub, groups) -> None:
     p.set_defaults(func=cmd_route)
 
     p = sub.add_parser("ask", help="answer a question from the brain (or a live source), citing records")
-    p.add_argument("--json", action="store_true", help="print the answer, route, hits and run id as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the answer, confidence, cited records, route, hits and run id as JSON")
     p.add_argument("--explain", action="store_true", help="also print the run record: route, scores, lessons, timings")
     p.add_argument("-k", type=int, default=None, help="how many records to consult (default: ask.k, 5)")
     p.add_argument("--offline", action="store_true", help="answer from the records only, without the LLM")
@@ -95,7 +96,8 @@ def cmd_ask(args, ctx) -> int:
         print("\nConsulted:")
         for h in answer.hits:
             mark = "*" if h.record.id in answer.cited else " "
-            print(f" {mark} {h.record.key} ({(h.record.created or '')[:10]}, {h.path})")
+            closest = "  [closest only]" if h.confidence == "weak" else ""
+            print(f" {mark} {h.record.key} ({(h.record.created or '')[:10]}, {h.path}){closest}")
     if args.explain:
         print("\n--- run record ---")
         print(json.dumps(answer.run, ensure_ascii=False, indent=2))

@@ -39,6 +39,8 @@ def register(sub, groups) -> None:
     p.add_argument("--depth", choices=("abstract", "full"), default="abstract",
                    help="with --json: a long record's abstract (default) or its full body")
     p.add_argument("--as-of", dest="as_of", help="answer from the brain as it was at this date (YYYY-MM-DD)")
+    p.add_argument("--all", action="store_true", dest="show_all",
+                   help="also show results unrelated to the query (confidence none); --json always has them")
     p.add_argument("query", nargs="+", help="what to look for, in your own words")
     p.set_defaults(func=cmd_recall)
 
@@ -109,20 +111,27 @@ def cmd_recall(args, ctx) -> int:
     if args.json:
         print(json.dumps([h.to_json(depth=args.depth) for h in hits], ensure_ascii=False))
         return 0
+    unrelated = [h for h in hits if h.confidence == "none"]
+    if not args.show_all:
+        hits = [h for h in hits if h.confidence != "none"]
     if not hits:
-        print("Nothing found.")
+        print(f"Nothing close; {len(unrelated)} unrelated result(s) left out (--all shows them)." if unrelated
+              else "Nothing found.")
         return 0
     for i, h in enumerate(hits, 1):
         r = h.record
         date = r.created[:10] if r.created else "undated"
         stale = "  [possibly stale: expired " + (r.expires or "")[:10] + "]" if h.stale else ""
-        print(f"{i}. [{r.type}] {r.key}  ({r.profile}, {date})  score {h.score:.4f}{stale}")
+        sure = f"  {h.confidence}" if h.confidence else ""
+        print(f"{i}. [{r.type}] {r.key}  ({r.profile}, {date})  score {h.score:.4f}{sure}{stale}")
         body = r.body if len(r.body) <= 300 else r.body[:297] + "..."
         for line in body.splitlines() or [""]:
             print(f"   {line}")
         if args.explain and h.explain:
             print("   why: " + _explain_line(h.explain))
         print(f"   {h.path}")
+    if unrelated and not args.show_all:
+        print(f"({len(unrelated)} unrelated result(s) left out; --all shows them)")
     return 0
 
 

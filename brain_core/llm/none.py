@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 NOTHING_FOUND = "I found nothing in your brain about that, so I have no answer from memory."
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence ends at . ! or ? and a space, except after a title or "e.g." ("Dr. Okafor" is one sentence).
+_SENTENCE = re.compile(r"(?<![A-Z][a-z]\.)(?<![A-Z][a-z][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 STOPWORDS = frozenset(
     """a about above after again all am an and any are as at be because been before being below between both but

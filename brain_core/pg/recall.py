@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..confidence import assess
 from ..recall import (_WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _hit, _load, _recent, _sources,
                       _stage, fts_query, fuse, rescore, shortlist, with_source_context)
 from ..when import find_dates
@@ -85,7 +86,7 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
 def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
            tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
            params: RecallParams | None = None, query_vector: np.ndarray | None = None,
-           touch: bool = True, now: float | None = None) -> list[Hit]:
+           touch: bool = False, now: float | None = None) -> list[Hit]:
     """:func:`brain_core.recall.recall` over :func:`gather` on the server."""
     params = params or RecallParams()
     now = now or time.time()
@@ -100,7 +101,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         return []
     if recent:
         where, wargs = filters(profile, type, tag, shelves)
-        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq))
+        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq), query)
 
     fused = fuse(stages, params)
     if params.source_weight > 0:
@@ -111,6 +112,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     scored = rescore(pool, fused, {r: (d["created_ts"], *use.get(d["path"], (0, None))) for r, d in docs.items()},
                      cand.dates, params, now)
     hits = []
+    scored = [s for s in scored if s[0] > 0]  # a score of 0 matched nothing: never padding
     for score, rowid, decay, uses, dated in scored[:k]:
         d = docs[rowid]
         st = stages[rowid]
@@ -120,6 +122,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
                   "dated": dated, "ms": cand.ms, "backend": "postgres"}
         hits.append(_hit(d, score, ex, now))
+    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages[s[1]] for s in scored[:k]])
     if touch:
-        usage.bump([h.path for h in hits], now)
+        usage.bump([h.path for h in hits], now, why="recalled")
     return hits
