@@ -121,7 +121,9 @@ def test_index_full_migrates_between_sqlite_and_postgres_without_reembedding(tmp
     out = _aida(b.root, "brain", "recall", "archive bucket keys", "-k", "10", "--json")
     assert out.returncode == 0, out.stderr
     keys = [h["key"] for h in json.loads(out.stdout)]
-    assert set(keys) == {f"mig-{i}" for i in range(6)} | {"on-server"} and keys[0].startswith("mig-")
+    assert set(keys) == {f"mig-{i}" for i in range(6)} and keys[0].startswith("mig-")  # nothing unrelated pads it
+    out = _aida(b.root, "brain", "recall", "written while on the server", "-k", "3", "--json")
+    assert json.loads(out.stdout)[0]["key"] == "on-server", out.stdout
     doc = _aida(b.root, "doctor")
     assert f"catalog aida_{bid} schema 1, 7 records" in doc.stdout, doc.stdout
     # and back: the record written on the server reuses the server's vector

@@ -17,8 +17,9 @@ def register(sub, groups) -> None:
     p.add_argument("--no-instructions", action="store_true",
                    help="leave the agent's instruction file (CLAUDE.md, AGENTS.md, GEMINI.md) alone")
     p.set_defaults(func=cmd_install)
-    p = hsub.add_parser("remove", help="take the query-first section out of the agent's instruction file")
-    p.add_argument("tool", choices=TOOLS)
+    p = hsub.add_parser("remove", help="take the query-first section out of the agent's instruction file",
+                          description="Remove the marked \"ask the memory first\" section that `aida hooks install` added to the agent's instruction file; the rest of the file is left as it is.")
+    p.add_argument("tool", choices=TOOLS, help="the agent whose instruction file to clean: claude, codex or gemini")
     p.add_argument("--dry-run", action="store_true", help="show the change as a diff and write nothing")
     p.set_defaults(func=cmd_remove)
 
