@@ -321,16 +321,21 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     now = now or time.time()
     shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
     n = max(params.candidates, k * 4)
+    backend = getattr(index, "backend", "sqlite")
+    if backend == "postgres":  # the two stages run on the server; everything after them is shared
+        from .pg.recall import filters as where_of, gather as stages_of
+    else:
+        where_of, stages_of = _filters, gather
     # recency mode needs the keyword matches to know what the question is about, whatever the weights
-    cand = gather(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
-                  query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
-                  vectors=params.vector_weight > 0)
+    cand = stages_of(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
+                     query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
+                     vectors=params.vector_weight > 0)
     stages, fq = cand.stages, cand.fts
     conn = index.conn()
     if not stages and not recent:
         return []
     if recent:
-        where, wargs = _filters(profile, type, tag, shelves)
+        where, wargs = where_of(profile, type, tag, shelves)
         return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq), query)
 
     fused = fuse(stages, params)
@@ -351,6 +356,8 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
             ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
                   "dated": dated, "ms": cand.ms}
+            if backend != "sqlite":
+                ex["backend"] = backend
         hits.append(_hit(d, score, ex, now))
     assess(conn, query, hits, [s[1] for s in scored[:k]], [stages[s[1]] for s in scored[:k]])
     if touch:

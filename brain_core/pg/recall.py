@@ -15,9 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..confidence import assess
-from ..recall import (_WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _hit, _load, _recent, _sources,
-                      _stage, fts_query, fuse, rescore, shortlist, with_source_context)
+from ..recall import _WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, fts_query
 from ..when import find_dates
 from .index import vec_param
 
@@ -83,46 +81,9 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
                                           "vector": round((t_vec - t_bm25) * 1000, 2)})
 
 
-def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
-           tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
-           params: RecallParams | None = None, query_vector: np.ndarray | None = None,
-           touch: bool = False, now: float | None = None) -> list[Hit]:
-    """:func:`brain_core.recall.recall` over :func:`gather` on the server."""
-    params = params or RecallParams()
-    now = now or time.time()
-    shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
-    n = max(params.candidates, k * 4)
-    cand = gather(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
-                  query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
-                  vectors=params.vector_weight > 0)
-    stages, fq = cand.stages, cand.fts
-    conn = index.conn()
-    if not stages and not recent:
-        return []
-    if recent:
-        where, wargs = filters(profile, type, tag, shelves)
-        return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq), query)
+def recall(index, usage, query: str, **kwargs) -> list[Hit]:
+    """:func:`brain_core.recall.recall` on this catalog: it runs :func:`gather` on the server and
+    shares everything after the two stages (fusion, decay, confidence)."""
+    from .. import recall as base
 
-    fused = fuse(stages, params)
-    if params.source_weight > 0:
-        fused = with_source_context(fused, _sources(conn, list(fused)), params)
-    pool = shortlist(fused, k, bool(cand.dates))
-    docs = _load(conn, pool)
-    use = usage.get([docs[r]["path"] for r in pool if r in docs])
-    scored = rescore(pool, fused, {r: (d["created_ts"], *use.get(d["path"], (0, None))) for r, d in docs.items()},
-                     cand.dates, params, now)
-    hits = []
-    scored = [s for s in scored if s[0] > 0]  # a score of 0 matched nothing: never padding
-    for score, rowid, decay, uses, dated in scored[:k]:
-        d = docs[rowid]
-        st = stages[rowid]
-        ex = None
-        if explain:
-            ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
-                  "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
-                  "dated": dated, "ms": cand.ms, "backend": "postgres"}
-        hits.append(_hit(d, score, ex, now))
-    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages[s[1]] for s in scored[:k]])
-    if touch:
-        usage.bump([h.path for h in hits], now, why="recalled")
-    return hits
+    return base.recall(index, usage, query, **kwargs)
