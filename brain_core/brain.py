@@ -144,6 +144,7 @@ class Brain:
             from .dedupe import Linker
 
             linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
+            linker.prime(prepared)
             written = [linker.link(rec, rel) or self._write_one(rec, rel) for rec, rel in prepared]
             changed = [w for w in written if w.changed]
             same = [w.path for w in written if not w.changed]

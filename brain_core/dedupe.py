@@ -312,6 +312,22 @@ class Linker:
         on = brain.config.get("dedupe.link_on_write", True)
         self.on = str(on).strip().lower() not in ("false", "no", "off", "0", "none")
         self.batch: list[tuple[Any, str, np.ndarray]] = []   # records written by this call so far
+        self.primed: dict[str, np.ndarray] = {}  # text_sha -> vector, embedded for the whole write at once
+
+    def prime(self, prepared) -> None:
+        """Embed every new record of a write in one batch (``remember_many`` of 500 records pays one
+        model call, not 500), before :meth:`link` looks at them one by one."""
+        if not self.on:
+            return
+        from .shelves import load_doc
+
+        docs = [load_doc(rel, rec.to_json().encode("utf-8"), 0, 0) for rec, rel in prepared
+                if rel.startswith("memories/") and not (self.brain.root / rel).exists()]
+        if len(docs) < 2:
+            return
+        idx = self.brain.index
+        vecs, _ = idx._vectors_for(idx.conn(), docs)
+        self.primed = {d.text_sha: np.asarray(v, dtype=np.float32) for d, v in zip(docs, vecs)}
 
     def link(self, rec, rel: str):
         """A ``Written`` for the existing record ``rec`` was linked to, or None to write ``rec``."""
@@ -322,7 +338,9 @@ class Linker:
         idx = self.brain.index
         conn = idx.conn()
         doc = load_doc(rel, rec.to_json().encode("utf-8"), 0, 0)
-        vec = np.asarray(idx._vectors_for(conn, [doc])[0][0], dtype=np.float32)
+        vec = self.primed.pop(doc.text_sha, None)
+        if vec is None:
+            vec = np.asarray(idx._vectors_for(conn, [doc])[0][0], dtype=np.float32)
         idx.fresh_vectors[doc.text_sha] = vec   # the write that may follow embeds nothing again
         target = self._in_batch(rec, vec) or self._in_catalog(conn, rec, vec)
         if target is None:
@@ -332,7 +350,10 @@ class Linker:
 
     def _in_batch(self, rec, vec) -> str | None:
         for other, rel, ovec in self.batch:
-            if other.profile != rec.profile and compare(other.body, rec.body, float(np.dot(vec, ovec))).duplicate():
+            if other.profile == rec.profile:
+                continue
+            cos = float(np.dot(vec, ovec))
+            if cos >= COSINE and compare(other.body, rec.body, cos).duplicate():  # the cheap test first
                 return rel
         return None
 
