@@ -160,7 +160,11 @@ def use_lift(now: float, last_used: float | None, uses: int, params: RecallParam
     return params.use_lift * (1 - 0.5 ** min(int(uses), 30)) * fade
 
 
-def _filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]:
+_TAG_SQLITE = "EXISTS (SELECT 1 FROM json_each({a}.tags) WHERE value = ?)"
+
+
+def _filters(profile, type_, tag, shelves, alias: str = "d", tag_clause: str = _TAG_SQLITE) -> tuple[str, list]:
+    """The WHERE clause for recall's filters; ``tag_clause`` is the dialect's "has this tag" test."""
     clauses, args = [], []
     clauses.append(f"{alias}.shelf IN ({','.join('?' * len(shelves))})")
     args += list(shelves)
@@ -171,7 +175,7 @@ def _filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]
         clauses.append(f"{alias}.type = ?")
         args.append(type_)
     if tag:
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+        clauses.append(tag_clause.format(a=alias))
         args.append(tag)
     return " AND ".join(clauses), args
 

@@ -75,3 +75,14 @@ def _hypothesis_database_outside_the_repo() -> None:
 
 
 _hypothesis_database_outside_the_repo()
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """An empty home folder with no agent folders pointed elsewhere (hooks and instruction files)."""
+    h = tmp_path / "home"
+    h.mkdir()
+    monkeypatch.setenv("HOME", str(h))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    return h

@@ -20,16 +20,6 @@ from brain_core.hooks import MARK, apply, hook_plan, mcp_registration, plan_inst
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    return h
-
-
 def _ours(groups):
     return [h for g in groups for h in g["hooks"] if MARK in h.get("command", "")]
 

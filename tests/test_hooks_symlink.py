@@ -11,16 +11,6 @@ from brain_core.cli import main
 from brain_core.hooks import MARK
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    return h
-
-
 @pytest.mark.parametrize("tool", ["claude", "gemini"])
 def test_a_symlinked_settings_file_stays_a_symlink_and_its_target_gets_the_hooks(home, tmp_path, tool, capsys):
     dotfiles = tmp_path / "dotfiles"

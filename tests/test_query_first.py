@@ -10,16 +10,6 @@ from brain_core.cli import main
 from brain_core.hooks import HABIT_BEGIN, HABIT_END, apply, plan_habit
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    return h
-
-
 MINE = "# My rules\n\nUse tabs.\n"
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..recall import _WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, fts_query
+from ..recall import _WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _filters, fts_query
 from ..when import find_dates
 from .index import vec_param
 
@@ -24,18 +24,8 @@ _QUOTED = re.compile(r'"(\w+)"')
 
 def filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]:
     """The WHERE clause of :func:`brain_core.recall._filters` for PostgreSQL (tags are JSON text)."""
-    clauses = [f"{alias}.shelf IN ({','.join('?' * len(shelves))})"]
-    args: list = list(shelves)
-    if profile:
-        clauses.append(f"{alias}.profile = ?")
-        args.append(profile)
-    if type_:
-        clauses.append(f"{alias}.type = ?")
-        args.append(type_)
-    if tag:
-        clauses.append(f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({alias}.tags::jsonb) AS t(v) WHERE t.v = ?)")
-        args.append(tag)
-    return " AND ".join(clauses), args
+    return _filters(profile, type_, tag, shelves, alias,
+                    "EXISTS (SELECT 1 FROM jsonb_array_elements_text({a}.tags::jsonb) AS t(v) WHERE t.v = ?)")
 
 
 def ts_query(fq: str | None) -> str | None:
