@@ -24,7 +24,8 @@ class tx:
         self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
 
-def upsert(conn, doc: Doc, vec: np.ndarray) -> None:
+def upsert(conn, doc: Doc, vec: np.ndarray) -> int:
+    """Write one document; its rowid."""
     r = doc.record
     row = conn.execute("SELECT rowid FROM docs WHERE path=?", (doc.path,)).fetchone()
     values = (doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
@@ -45,16 +46,18 @@ def upsert(conn, doc: Doc, vec: np.ndarray) -> None:
                  (rowid, r.key.replace("-", " "), r.body, " ".join(r.tags).replace(":", " ")))
     conn.execute("INSERT INTO docs_vec(rowid, embedding, shelf, profile, type) VALUES(?,?,?,?,?)",
                  (rowid, np.asarray(vec, dtype=np.float32).tobytes(), doc.shelf, r.profile, r.type))
+    return rowid
 
 
 def delete(conn, path: str) -> int:
+    """Remove one document; its rowid (0 when it was not there)."""
     row = conn.execute("SELECT rowid FROM docs WHERE path=?", (path,)).fetchone()
     if row is None:
         return 0
     conn.execute("DELETE FROM docs_fts WHERE rowid=?", (row[0],))
     conn.execute("DELETE FROM docs_vec WHERE rowid=?", (row[0],))
     conn.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
-    return 1
+    return row[0]
 
 
 def drop_seed(conn) -> None:

@@ -31,7 +31,8 @@ def open_index(root: Path, lock, embedder_factory: Callable, config):
                        brain_id=brain_id(root, config.get("index.brain_id")), dim=DIM, model_id=MODEL_ID)
     from .index import Index
 
-    return Index(root, lock, embedder_factory, dim=DIM, model_id=MODEL_ID)
+    return Index(root, lock, embedder_factory, dim=DIM, model_id=MODEL_ID,
+                 vector_cache_mb=int(config.get("index.vector_cache_mb", 256) or 0))
 
 
 def recall_api(index, sqlite_recall):

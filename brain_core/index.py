@@ -32,6 +32,7 @@ from .fsutil import discard, sweep_tmp
 from .locks import FileLock
 from .shelves import (Doc, FileInfo, Problem, checksum, dir_mtimes, leaf_dirs,
                       load_doc, walk)
+from .vcache import VectorCache
 
 INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
@@ -70,7 +71,8 @@ class Index:
     """One brain's catalog. ``embedder_factory`` is called on the first text that needs a vector."""
 
     def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, dim: int = 384,
-                 model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows", notice: Callable[[str], None] | None = None) -> None:
+                 model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows", notice: Callable[[str], None] | None = None,
+                 vector_cache_mb: int = 256) -> None:
         self.root = Path(root)
         self.dir = self.root / ".aida"
         self.path = self.dir / INDEX_NAME
@@ -86,6 +88,10 @@ class Index:
         self._parents_changed: dict | None = None
         self.swept_tmp = 0
         self.fresh_vectors: dict[str, np.ndarray] = {}  # text_sha -> vector embedded ahead of a write
+        self.vector_cache_mb = vector_cache_mb
+        self._vcache: VectorCache | None = None   # the vectors of ``_conn``'s catalog in memory (vcache.py)
+        self._vcache_version: int | None = None
+        self._vector_searches = 0
 
     # -- connection -------------------------------------------------------------------------
 
@@ -132,6 +138,41 @@ class Index:
             except Exception:  # noqa: BLE001 - closing a broken connection must not mask the cause
                 pass
         self._conn, self._ino = None, None
+        self._vcache = None
+
+    # -- the vectors in memory ----------------------------------------------------------------------
+
+    def vectors(self) -> VectorCache | None:
+        """The catalog's vectors in memory, current with the file, from this process's second vector
+        search on (a one-shot command is quicker searching the file); None when that is off or the
+        brain is larger than ``index.vector_cache_mb``."""
+        conn = self.conn()
+        if self.vector_cache_mb <= 0:
+            return None
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._vcache is not None and self._vcache_version == version:
+            return self._vcache
+        self._vcache = None
+        self._vector_searches += 1
+        if self._vector_searches < 2:
+            return None
+        top = conn.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
+        if top * self.dim * 4 > self.vector_cache_mb * 2**20:
+            return None
+        self._vcache, self._vcache_version = VectorCache.load(conn, self.dim), version
+        return self._vcache
+
+    def _cache_written(self, conn, written: list[tuple[int, Doc, np.ndarray]], dropped: list[int] = ()) -> None:
+        """Our own committed writes into the vectors in memory (another connection's are seen by
+        ``PRAGMA data_version`` and reloaded)."""
+        cache = self._vcache
+        if cache is None or conn is not self._conn:
+            return
+        for rowid in dropped:
+            if rowid:
+                cache.drop(rowid)
+        for rowid, doc, vec in written:
+            cache.put(rowid, vec, doc.shelf, doc.record.profile, doc.record.type)
 
     def recover(self, reason: str) -> None:
         """Move a broken index aside and rebuild it from the files, with a one-line notice."""
@@ -212,23 +253,28 @@ class Index:
         t0 = time.perf_counter()
         stats = ApplyStats()
         docs = list(report.new) + list(report.modified)
+        dropped = []
         with tx(conn):
             for path in report.deleted:
-                stats.deleted += delete(conn, path)
+                dropped.append(delete(conn, path))
+                stats.deleted += bool(dropped[-1])
             for p in report.problems:
                 conn.execute("INSERT OR REPLACE INTO problems VALUES(?,?,?)", (p.path, p.message, file_sum(self.root, p.path)))
             for f in report.touched:
                 conn.execute("UPDATE docs SET size=?, mtime_ns=? WHERE path=?", (f.size, f.mtime_ns, f.path))
+        self._cache_written(conn, [], dropped)
         for start in range(0, len(docs), APPLY_BATCH):
             batch = docs[start:start + APPLY_BATCH]
             vectors, reused = self._vectors_for(conn, batch)
             stats.reused += reused
             stats.embedded += len(batch) - reused
+            written = []
             with tx(conn):
                 for doc, vec in zip(batch, vectors):
-                    upsert(conn, doc, vec)
+                    written.append((upsert(conn, doc, vec), doc, vec))
                     conn.execute("DELETE FROM problems WHERE path=?", (doc.path,))
                 stats.written += len(batch)
+            self._cache_written(conn, written)
             if progress:
                 progress(min(start + APPLY_BATCH, len(docs)), len(docs))
         with tx(conn):
@@ -281,14 +327,16 @@ class Index:
         doc = load_doc(rel, data, st.st_size, st.st_mtime_ns)
         vectors, _ = self._vectors_for(conn, [doc])
         with tx(conn):
-            upsert(conn, doc, vectors[0])
+            rowid = upsert(conn, doc, vectors[0])
             self._note_dirs(conn, rel)
+        self._cache_written(conn, [(rowid, doc, vectors[0])])
 
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
         with tx(conn):
-            delete(conn, rel)
+            rowid = delete(conn, rel)
             self._note_dirs(conn, rel)
+        self._cache_written(conn, [], [rowid])
 
     def _note_dirs(self, conn, rel: str) -> None:
         """Record the folder mtimes after our own write, so recall does not take it for a change."""

@@ -214,22 +214,13 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
 
     if vectors and _WORD.search(query):
         vec = query_vector if query_vector is not None else index.embedder.embed([query])[0]
-        vclauses, vargs = ["embedding MATCH ?", "k = ?"], [np.asarray(vec, dtype=np.float32).tobytes()]
         filtered = bool(profile or type or tag)
-        vargs.append(n * 4 if filtered else n)
-        if len(shelves) == 1:
-            vclauses.append("shelf = ?")
-            vargs.append(shelves[0])
-        elif "lessons" not in shelves:
-            vclauses.append("shelf != 'lessons'")
-        if profile:
-            vclauses.append("profile = ?")
-            vargs.append(profile)
-        if type:
-            vclauses.append("type = ?")
-            vargs.append(type)
-        rows = conn.execute(f"SELECT rowid, distance FROM docs_vec WHERE {' AND '.join(vclauses)} ORDER BY distance",
-                            vargs).fetchall()
+        want = n * 4 if filtered else n
+        cache = index.vectors() if hasattr(index, "vectors") else None
+        if cache is not None:
+            rows = cache.search(vec, want, shelves, profile, type)
+        else:
+            rows = _vec0_search(conn, vec, want, shelves, profile, type)
         if tag or len(shelves) not in (1, len(DEFAULT_SHELVES)):
             keep = _rowids_matching(conn, [r for r, _ in rows], where, wargs)
             rows = [r for r in rows if r[0] in keep]
@@ -238,6 +229,25 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     t_vec = time.perf_counter()
     return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2),
                                           "vector": round((t_vec - t_bm25) * 1000, 2)})
+
+
+def _vec0_search(conn, vec, want: int, shelves: tuple, profile, type_) -> list[tuple[int, float]]:
+    """sqlite-vec's nearest neighbours (rowid, cosine distance); shelves other than one or all but the
+    lessons are filtered afterwards by the caller."""
+    vclauses, vargs = ["embedding MATCH ?", "k = ?"], [np.asarray(vec, dtype=np.float32).tobytes(), want]
+    if len(shelves) == 1:
+        vclauses.append("shelf = ?")
+        vargs.append(shelves[0])
+    elif "lessons" not in shelves:
+        vclauses.append("shelf != 'lessons'")
+    if profile:
+        vclauses.append("profile = ?")
+        vargs.append(profile)
+    if type_:
+        vclauses.append("type = ?")
+        vargs.append(type_)
+    return conn.execute(f"SELECT rowid, distance FROM docs_vec WHERE {' AND '.join(vclauses)} ORDER BY distance",
+                        vargs).fetchall()
 
 
 def fuse(stages: dict[int, dict[str, Any]], params: RecallParams) -> dict[int, float]:

@@ -124,6 +124,8 @@ SETTINGS: tuple[Setting, ...] = (
     _s("index.brain_id", "str", "", "the brain's name on the catalog server (empty: its first commit)"),
     _s("index.catch_up_limit", "int", 64, "files changed behind the index that recall catches up at once; "
        "more start a background rebuild", minimum=0),
+    _s("index.vector_cache_mb", "int", 256, "memory a process that recalls more than once may hold the "
+       "catalog's vectors in, for exact search in one step (0: always search the file)", minimum=0),
     # -- ask and the LLM ---------------------------------------------------------------------------------
     _s("ask.k", "int", 5, "how many records `aida ask` consults", minimum=1),
     _s("ask.cache", "bool", True, "repeat the answer to a repeated question while the brain is unchanged"),
