@@ -141,9 +141,17 @@ def on_postgres(conn) -> bool:
 def matching(conn, fts: str, rowids: Sequence[int]) -> set[int]:
     """The rowids among ``rowids`` whose text matches the FTS5 query ``fts`` (one seek each); on the
     PostgreSQL catalog ``fts`` is one word."""
-    sql = ("SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', ?) AND rowid = ?" if on_postgres(conn)
-           else "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?")
-    return {r for r in rowids if conn.execute(sql, (fts, r)).fetchone()}
+    if on_postgres(conn):
+        sql = "SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', ?) AND rowid = ?"
+        return {r for r in rowids if conn.execute(sql, (fts, r)).fetchone()}
+    # FTS5 takes each value of the IN list as a rowid seek: one statement, the same seeks
+    out: set[int] = set()
+    rowids = list(rowids)
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start:start + 500]
+        sql = f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})"
+        out.update(r for (r,) in conn.execute(sql, (fts, *chunk)))
+    return out
 
 
 def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages: Sequence[dict],
