@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
@@ -115,11 +116,14 @@ class GlobalHotkeys(QObject):
     """``recall`` on the recall chord; ``pttDown``/``pttUp`` while the push-to-talk chord is held.
 
     pynput calls back on its own thread; emitting a signal from there is queued to the UI thread.
+    ``listening`` is emitted once the listener receives keys (pynput connects to the display on its
+    own thread, a moment after ``start``).
     """
 
     recall = Signal()
     pttDown = Signal()
     pttUp = Signal()
+    listening = Signal()
 
     def __init__(self, parent: QObject | None = None, listener_factory: Callable[..., Any] | None = None) -> None:
         super().__init__(parent)
@@ -169,11 +173,25 @@ class GlobalHotkeys(QObject):
         try:
             self._listener = factory(on_press=on_press, on_release=on_release)
             self._listener.start()
+            self._announce_when_ready(self._listener)
         except Exception as e:  # noqa: BLE001 - X errors, missing RECORD extension, macOS permission: all say "off"
             self._listener = None
             log.warning("global hotkeys are off: %s", e)
             return f"Global hotkeys could not start ({e.__class__.__name__}: {e}); bind the commands instead."
         return None
+
+    def _announce_when_ready(self, listener: Any) -> None:
+        wait = getattr(listener, "wait", None)
+        if wait is None:  # a listener without a readiness wait receives keys once started
+            self.listening.emit()
+            return
+
+        def ready() -> None:
+            wait()
+            if self._listener is listener:
+                self.listening.emit()
+
+        threading.Thread(target=ready, name="hotkeys-ready", daemon=True).start()
 
     def stop(self) -> None:
         listener, self._listener = self._listener, None

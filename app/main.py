@@ -79,7 +79,9 @@ class AidaApp(QObject):
         self.hotkeys.recall.connect(self.popup.toggle)
         self.hotkeys.pttDown.connect(self.service.ptt_start)
         self.hotkeys.pttUp.connect(self.service.ptt_stop)
+        self.hotkeys.listening.connect(self._hotkeys_listening)
         self.hotkey_problem: str | None = None
+        self._ready_data: dict[str, Any] = {}
         self._want_hotkeys = hotkeys
         s = self.service
         s.meetingStarted.connect(lambda _name: self.notifier.defer(MEETING_PROFILE))
@@ -131,11 +133,14 @@ class AidaApp(QObject):
             return
         QTimer.singleShot(20, lambda: self._wait_for_icon(since))
 
-    def _write_ready(self, *, shown: bool, geometry: Any, tray: bool) -> None:
+    def _write_ready(self, **fields: Any) -> None:
+        """The ready file (``--ready-file``): the icon's state once shown, then ``hotkeys: listening``
+        once the global hotkeys receive keys."""
         if self.ready_file is None:
             return
-        data = {"pid": os.getpid(), "shown": shown, "tray": tray, "geometry": geometry,
-                "ms_since_app_import": round((time.perf_counter() - STARTED) * 1000, 1), "at": time.time()}
+        self._ready_data.update(fields, pid=os.getpid(), at=time.time())
+        self._ready_data.setdefault("ms_since_app_import", round((time.perf_counter() - STARTED) * 1000, 1))
+        data = self._ready_data
         from brain_core.fsutil import atomic_write_text
 
         atomic_write_text(self.ready_file, json.dumps(data) + "\n")
@@ -158,6 +163,14 @@ class AidaApp(QObject):
                                                  self.config.get("tray.hotkeys.ptt", DEFAULT_PTT))
         if self.hotkey_problem:
             log.info("global hotkeys are off: %s", self.hotkey_problem)
+
+    @Slot()
+    def _hotkeys_listening(self) -> None:
+        log.info("global hotkeys are listening")
+        if self._ready_data:  # after the icon's line: the file exists once the icon is shown
+            self._write_ready(hotkeys="listening")
+        else:
+            self._ready_data["hotkeys"] = "listening"
 
     @Slot()
     def _sweep(self) -> None:

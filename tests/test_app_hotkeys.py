@@ -6,6 +6,8 @@ import pytest
 
 pytest.importorskip("PySide6.QtCore")
 
+from PySide6.QtCore import QCoreApplication  # noqa: E402
+
 from app.hotkeys import Chord, GlobalHotkeys, pynput_combo, support  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -90,3 +92,47 @@ def test_hotkeys_emit_recall_and_hold_to_talk(qtbot):
     hk.stop()
     assert lst.stopped and not hk.running
     assert "could not be used" in hk.start("Ctrl", "Ctrl+Alt+A")
+
+
+class SlowListener(FakeListener):
+    """A listener that becomes ready later, on its own thread (as pynput's connects to the display)."""
+
+    def __init__(self, on_press, on_release):
+        super().__init__(on_press, on_release)
+        import threading
+
+        self.ready = threading.Event()
+
+    def wait(self):
+        self.ready.wait()
+
+
+def test_listening_is_announced_once_the_listener_is_ready(qtbot):
+    hk = GlobalHotkeys(listener_factory=SlowListener)
+    heard = []
+    hk.listening.connect(lambda: heard.append("listening"))
+    assert hk.start("Ctrl+Alt+Space", "Ctrl+Alt+A") is None
+    lst = FakeListener.instances[-1]
+    QCoreApplication.sendPostedEvents()
+    assert heard == []  # started, not yet receiving keys
+    with qtbot.waitSignal(hk.listening, timeout=5000):
+        lst.ready.set()
+    assert heard == ["listening"]
+    hk.stop()
+
+
+def test_a_listener_stopped_before_it_was_ready_is_not_announced(qtbot):
+    hk = GlobalHotkeys(listener_factory=SlowListener)
+    heard = []
+    hk.listening.connect(lambda: heard.append("listening"))
+    hk.start("Ctrl+Alt+Space", "Ctrl+Alt+A")
+    first = FakeListener.instances[-1]
+    hk.start("Ctrl+Alt+K", "Ctrl+Alt+A")  # restarted with another shortcut: a new listener
+    second = FakeListener.instances[-1]
+    assert first.stopped and second is not first
+    first.ready.set()
+    with qtbot.waitSignal(hk.listening, timeout=5000):
+        second.ready.set()
+    QCoreApplication.sendPostedEvents()
+    assert heard == ["listening"]  # once: the replaced listener's readiness is not announced
+    hk.stop()

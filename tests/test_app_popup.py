@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("PySide6.QtWidgets")
 
 from app_fixtures import filled, opened, service  # noqa: F401,E402  (fixtures)
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QCoreApplication, Qt  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -84,8 +84,8 @@ def test_only_the_latest_query_is_shown(qtbot, service):
     service.recall("staging database")
     last = service.recall("staging database snapshot")
     qtbot.waitUntil(lambda: bool(seen), timeout=20000)
-    service.front.wait(10000)
-    qtbot.wait(50)
+    assert service.front.wait(10000)
+    QCoreApplication.sendPostedEvents()  # deliver every result the finished thread queued
     assert seen == ["staging database snapshot"]
     assert last == service._latest_recall
 

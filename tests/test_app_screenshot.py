@@ -151,7 +151,8 @@ def test_the_global_hotkey_opens_the_popup_on_x11(tmp_path, brain):
             def popup_shown():
                 return xdisplay.window_rect(env, "Aida", min_size=(300, 200)) is not None
 
-            time.sleep(1.0)  # the listener starts once the event loop runs
+            # the listener connects to the display on its own thread; the app says when it receives keys
+            wait_for(lambda: json.loads(ready.read_text()).get("hotkeys") == "listening", 30, "the hotkey listener")
             assert not popup_shown()
             r = subprocess.run([sys.executable, "-c", PRESS_CHORD], env=env, capture_output=True, text=True, timeout=30)
             assert r.returncode == 0, r.stderr
