@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from answers_set import DEV, HELD_OUT, HELD_OUT_2, RECORDS  # noqa: E402
+from answers_set import DEV, HELD_OUT, HELD_OUT_2, HELD_OUT_3, RECORDS  # noqa: E402
 
 
 def build_brain(root: Path, embedder=None):
@@ -141,7 +141,7 @@ def main() -> int:
             calibrate(features(brain, DEV))
         print(f"labelled set: {len(RECORDS)} records; offline provider")
         for name, qs in (("development", DEV), ("held-out", HELD_OUT), ("held-out 2", HELD_OUT_2),
-                         ("held-out, both", HELD_OUT + HELD_OUT_2)):
+                         ("held-out 3", HELD_OUT_3), ("held-out, all", HELD_OUT + HELD_OUT_2 + HELD_OUT_3)):
             if args.show:
                 print(f"{name}:")
             s = score(brain, qs, show=args.show)
@@ -157,7 +157,7 @@ def main() -> int:
         from brain_core.router import load_router
 
         router = load_router(None)
-        qs = [q for q, key in DEV + HELD_OUT + HELD_OUT_2 if key]
+        qs = [q for q, key in DEV + HELD_OUT + HELD_OUT_2 + HELD_OUT_3 if key]
         through = sum(_gate(brain, q, router.decide(q), llm=object()).recall for q in qs)
         print(f"  with an LLM configured, {through / len(qs):.1%} of the {len(qs)} answerable questions reach the "
               "brain (patterns + word probe)")
