@@ -57,6 +57,10 @@ DESELECT = [
     "tests/test_brain_core.py::test_background_rebuild_answers_from_the_old_index_meanwhile",
     "tests/test_brain_core.py::test_many_changes_behind_its_back_start_a_background_rebuild",
     "tests/test_brain_core.py::test_importing_the_core_loads_no_qt_and_no_whisper",
+    # the command line in a subprocess: it sees the mutant but not which one is active (docs/MUTATION.md)
+    "tests/test_bad_input.py::test_cli_reports_bad_files_in_one_line_each_without_a_traceback",
+    "tests/test_bad_input.py::test_hostile_files_through_the_cli_and_the_mcp_recall_tool",
+    "tests/test_bad_input.py::test_recall_warns_once_about_bad_files_that_arrive_and_answers",
 ]
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
           36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", None: "not checked"}
