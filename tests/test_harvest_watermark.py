@@ -12,7 +12,7 @@ from brain_core.config import Config
 from brain_core.harvest import SessionFile
 from brain_core.harvest.run import sweep
 from brain_core.harvest.trim import trim
-from brain_core.harvest.watermark import Watermark, check, quiet_seconds
+from brain_core.harvest.watermark import Watermark, check, iso, quiet_seconds
 
 T0 = 1_787_000_000.0  # a fixed "now" for the file times
 
@@ -127,3 +127,101 @@ def test_trim_bounds(n):
     out = trim(text)
     assert len(out) <= 30_000 + 80
     assert out.startswith("x" * 100) and out.endswith("x" * 100)
+
+
+# ------------------------------------------------------------------------------ the rules, one by one
+def test_growth_of_the_same_file_is_strictly_more_bytes():
+    wm = Watermark("claude")
+    wm.mark(_sf(size=100), now=T0, records=[])
+    assert not wm.grew(_sf(size=100))
+    assert not wm.grew(_sf(size=99))  # truncated or rewritten smaller: not new material
+    assert wm.grew(_sf(size=101))
+    assert wm.grew(_sf(size=1, sid="other"))  # never seen
+
+
+@pytest.mark.parametrize("path, size, grew", [
+    ("/x/a.jsonl.zst", 40, False),    # compressed in place: smaller and not new
+    ("/x/a.jsonl.zst", 400, False),   # compressed in place is never growth, whatever its size
+    ("/y/a.jsonl", 100, False),       # moved elsewhere, nothing added
+    ("/y/a.jsonl", 150, True),        # moved elsewhere with more in it
+    ("/x/a.jsonl.gz", 150, True),     # another name is a move, not the in-place compression
+    ("/x/a.jsonl.gz", 90, False),
+    ("/x/a.zst", 150, True),          # the suffix must follow the whole old name
+])
+def test_a_session_file_that_moved_or_was_compressed(path, size, grew):
+    wm = Watermark("codex")
+    wm.mark(_sf(size=100, path="/x/a.jsonl"), now=T0, records=[])
+    assert wm.grew(_sf(size=size, path=path)) is grew
+
+
+def test_a_hand_edited_size_is_read_as_a_number_and_a_missing_one_as_zero():
+    wm = Watermark("claude", {"a": {"path": "/x/a.jsonl", "size": "100"}, "b": {"path": "/x/b.jsonl"}})
+    assert not wm.grew(_sf(size=100))
+    assert wm.grew(_sf(size=101))
+    assert wm.grew(_sf(size=1, sid="b", path="/x/b.jsonl"))
+    assert not wm.grew(_sf(size=0, sid="b", path="/x/b.jsonl"))
+
+
+def test_mark_records_the_session_and_through_only_moves_forward():
+    wm = Watermark("claude")
+    wm.mark(_sf(sid="new", size=7, mtime=T0 + 60, path="/x/new.jsonl"), now=T0 + 600, records=["m/b.json", "m/a.json"])
+    assert wm.sessions["new"] == {"path": "/x/new.jsonl", "size": 7, "mtime": iso(T0 + 60),
+                                  "harvested": iso(T0 + 600), "records": ["m/a.json", "m/b.json"]}
+    assert wm.through == iso(T0 + 60)
+    wm.mark(_sf(sid="old", mtime=T0 - 86400, path="/x/old.jsonl"), now=T0 + 700, records=[])
+    assert wm.through == iso(T0 + 60)  # an older session harvested later does not move it back
+    wm.mark(_sf(sid="newer", mtime=T0 + 120, path="/x/newer.jsonl"), now=T0 + 800, records=[])
+    assert wm.through == iso(T0 + 120)
+    assert iso(T0) == "2026-08-17T20:53:20Z" and iso(T0 + 0.9) == iso(T0)  # whole seconds, UTC, a Z
+
+
+def test_the_stored_file_is_sorted_indented_json_with_names_kept_readable():
+    wm = Watermark("gemini", through="2026-01-02T03:04:05Z")
+    wm.mark(_sf(sid="s", path="/home/zoë/chats/s.json", mtime=T0 - 10), now=T0, records=["memories/gemini/x.json"])
+    text = wm.to_json()
+    expected = {"version": 1, "tool": "gemini", "through": iso(T0 - 10), "sessions": wm.sessions}
+    assert text == json.dumps(expected, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    assert "zoë" in text and text.endswith("}\n")
+    assert wm.relpath == "harvest/gemini.json"
+
+
+@pytest.mark.parametrize("text", ["", "[1, 2]", '{"sessions": [1]}', '{"tool": "claude"}', "null", "{not json"])
+def test_a_damaged_or_foreign_watermark_loads_empty(brain, text):
+    if text:
+        brain.write_text("harvest/claude.json", text, "damage")
+    wm = Watermark.load(brain, "claude")
+    assert (wm.tool, wm.sessions, wm.through) == ("claude", {}, None)
+
+
+def test_load_keeps_good_sessions_drops_bad_ones_and_keeps_through(brain):
+    brain.write_text("harvest/claude.json", json.dumps({
+        "version": 1, "tool": "claude", "through": "2026-08-01T00:00:00Z",
+        "sessions": {"good": {"path": "/x/g.jsonl", "size": 5}, "bad": "not a dict", "7": {"size": 1}}}), "hand edit")
+    wm = Watermark.load(brain, "claude")
+    assert wm.sessions == {"good": {"path": "/x/g.jsonl", "size": 5}, "7": {"size": 1}}
+    assert wm.through == "2026-08-01T00:00:00Z" and wm.tool == "claude"
+
+
+def test_quiet_seconds_without_settings_and_with_odd_values(tmp_path):
+    assert quiet_seconds(None) == 600
+    cfg = Config(tmp_path / "c.yaml", {})
+    cfg.set("harvest.quiet_minutes", -5)
+    assert quiet_seconds(cfg) == 0
+    cfg.set("harvest.quiet_minutes", 2.5)
+    assert quiet_seconds(cfg) == 150
+    cfg.set("harvest.quiet_minutes", None)
+    assert quiet_seconds(cfg) == 600
+
+
+def test_check_says_why_and_carries_the_file():
+    wm = Watermark("claude")
+    sf = _sf(size=10)
+    due = check(wm, sf, now=T0 + 600, quiet_s=600)
+    assert (due.file, due.due, due.reason) == (sf, True, "new")
+    assert check(wm, sf, now=T0 + 599.5, quiet_s=600) == type(due)(sf, False, "active")
+    assert check(wm, sf, now=T0 + 5, quiet_s=600, ignore_quiet=True).reason == "new"
+    wm.mark(sf, now=T0 + 600, records=[])
+    bigger = _sf(size=11, mtime=T0 + 10)
+    assert check(wm, bigger, now=T0 + 20, quiet_s=600, ignore_quiet=True) == type(due)(bigger, True, "grew")
+    assert check(wm, bigger, now=T0 + 20, quiet_s=0) == type(due)(bigger, True, "grew")
+    assert check(wm, sf, now=T0 + 5, quiet_s=600, ignore_quiet=True) == type(due)(sf, False, "unchanged")
