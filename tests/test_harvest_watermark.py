@@ -225,3 +225,15 @@ def test_check_says_why_and_carries_the_file():
     assert check(wm, bigger, now=T0 + 20, quiet_s=600, ignore_quiet=True) == type(due)(bigger, True, "grew")
     assert check(wm, bigger, now=T0 + 20, quiet_s=0) == type(due)(bigger, True, "grew")
     assert check(wm, sf, now=T0 + 5, quiet_s=600, ignore_quiet=True) == type(due)(sf, False, "unchanged")
+
+
+def test_times_are_written_in_utc_on_a_machine_in_another_time_zone(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert iso(T0) == "2026-08-17T20:53:20Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

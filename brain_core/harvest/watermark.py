@@ -69,13 +69,9 @@ class Watermark:
         known = self.sessions.get(sf.id)
         if known is None:
             return True
-        same_file = known.get("path") == str(sf.path)
-        if not same_file:
-            # Compressed in place (foo.jsonl -> foo.jsonl.zst) is not growth; moved elsewhere
-            # with more in it is.
-            compressed = str(sf.path) == f"{known.get('path')}.zst"
-            return not compressed and sf.size > int(known.get("size", 0))
-        return sf.size > int(known.get("size", 0))
+        if str(sf.path) == f"{known.get('path')}.zst":
+            return False  # compressed in place (foo.jsonl -> foo.jsonl.zst): the same session, not more of it
+        return sf.size > int(known.get("size", 0))  # grown in place, or moved elsewhere with more in it
 
     def mark(self, sf: SessionFile, *, now: float, records: list[str]) -> None:
         self.sessions[sf.id] = {
