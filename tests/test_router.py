@@ -112,6 +112,8 @@ TABLE = [
     # --- each pattern is needed: questions only that pattern gates in (tools/mutate.py router-yaml)
     ("what is the team's plan for the migration", True, "semantic", False, None),
     ("so did we agree on the offsite date?", True, "semantic", False, None),
+    ("so have we picked a venue for the offsite", True, "semantic", False, None),
+    ("what was the name of the company that I founded", True, "semantic", False, None),
     ("so have we ever tried pair programming?", True, "semantic", False, None),
     ("is the plumber's number in my notes?", True, "semantic", False, None),
     ("how do I usually take my coffee", True, "semantic", False, None),
@@ -160,6 +162,7 @@ TABLE = [
     ("how do I look at the momentum of a falling object", False, "semantic", False, None),
     ("how do I style subheadlines in CSS", False, "semantic", False, None),
     ("how do I turn headlines into slugs", False, "semantic", False, None),
+    ("how do I stop headlines wrapping in CSS", False, "semantic", False, None),
     ("tips for writing company news posts", False, "semantic", False, None),
     ("how do I start the newsletter", False, "semantic", False, None),
     ("how do I check if the certificate renews on its own", False, "semantic", False, None),
@@ -173,6 +176,7 @@ TABLE = [
     ("what does the USDA grain forecast say about wheat", False, "semantic", False, None),
     ("how does rain forecasting work", False, "semantic", False, None),
     ("how hot is Italy in August", False, "semantic", False, None),
+    ("is the average summer temperature nowadays higher than in the 90s", False, "semantic", True, None),
     ("for the deck, do I need a coating of sealant", False, "semantic", False, None),
 ]
 
