@@ -111,6 +111,7 @@ TABLE = [
     ("do I need raincoats for the kids today", False, "semantic", True, "weather"),
     # --- each pattern is needed: questions only that pattern gates in (tools/mutate.py router-yaml)
     ("what is the team's plan for the migration", True, "semantic", False, None),
+    ("what are the team's takeaways from the offsite", True, "semantic", False, None),
     ("so did we agree on the offsite date?", True, "semantic", False, None),
     ("so have we picked a venue for the offsite", True, "semantic", False, None),
     ("what was the name of the company that I founded", True, "semantic", False, None),
@@ -175,6 +176,7 @@ TABLE = [
     ("what's the forecasted revenue growth", False, "semantic", False, None),
     ("what does the USDA grain forecast say about wheat", False, "semantic", False, None),
     ("how does rain forecasting work", False, "semantic", False, None),
+    ("how do I chart the sales forecast for this weekly report", False, "semantic", False, None),
     ("how hot is Italy in August", False, "semantic", False, None),
     ("is the average summer temperature nowadays higher than in the 90s", False, "semantic", True, None),
     ("for the deck, do I need a coating of sealant", False, "semantic", False, None),
