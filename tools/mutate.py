@@ -49,7 +49,8 @@ MODULES = [
     ("watermark", "brain_core/harvest/watermark.py", ["tests/test_harvest_watermark.py"]),
     ("glossary", "brain_core/voice/glossary.py", ["tests/test_glossary.py"]),
     ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
-                                        "tests/test_recall_tuning.py"]),
+                                        "tests/test_recall_tuning.py", "tests/test_recall_recent.py",
+                                        "tests/test_hit_json.py", "tests/test_vector_cache.py"]),
     ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py"]),
 ]
 # Tests that take many seconds each and reach nearly every function: they would dominate the run
