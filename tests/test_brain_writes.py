@@ -86,3 +86,95 @@ def test_a_brain_setting_that_is_a_path_is_used_with_home_expanded(tmp_path, mon
     assert Config(path=tmp_path / "c.yaml", data={"brain": "~/notes"}).brain_path(tmp_path / "cli") == tmp_path / "cli"
     monkeypatch.setenv("AIDA_BRAIN", str(tmp_path / "env"))
     assert Config(path=tmp_path / "c.yaml", data={"brain": "~/notes"}).brain_path() == tmp_path / "env"
+
+
+# ------------------------------------------------------------------ what remember writes, field by field
+LONG_BODY = ("The billing service deploys with blue-green switches; the old colour stays warm for an hour so a "
+             "rollback is a switch back, not a redeploy. Database migrations run before the switch and must be "
+             "backwards compatible for one release. The on-call engineer watches the error rate for fifteen "
+             "minutes after each switch and rolls back on any rise above two percent. " * 2)
+
+
+LONG_BODY = LONG_BODY.strip()
+
+
+def test_remember_writes_every_field_it_is_given(brain):
+    rec = brain.remember(LONG_BODY, type="decision", key="billing-deploys", profile="work", tags=["ops", "billing"],
+                         source="codex:session:s9", created="2026-03-04T05:06:07Z", expires="2027-01-01T00:00:00Z",
+                         provenance=["meeting:2026-03-04"], extra={"project": "billing"}, confidence=0.8,
+                         message="decide billing deploys")
+    path = brain.root / "memories" / "work" / "billing-deploys.json"
+    data = json.loads(path.read_text())
+    assert {k: data[k] for k in ("type", "key", "profile", "tags", "source", "created", "expires", "provenance",
+                                 "confidence", "project", "body")} == {
+        "type": "decision", "key": "billing-deploys", "profile": "work", "tags": ["ops", "billing"],
+        "source": "codex:session:s9", "created": "2026-03-04T05:06:07Z", "expires": "2027-01-01T00:00:00Z",
+        "provenance": ["meeting:2026-03-04"], "confidence": 0.8, "project": "billing", "body": LONG_BODY}
+    assert data["abstract"] and len(data["abstract"]) < len(LONG_BODY)  # a long body gets its abstract
+    assert rec.key == "billing-deploys" and rec.id == data["id"]
+    assert git(brain.root, "log", "-1", "--format=%s").strip() == "decide billing deploys"
+
+
+def test_remember_defaults(brain):
+    import time
+
+    from brain_core.records import parse_time
+
+    before = time.time()
+    brain.remember("Short and plain.", key="plain")
+    data = json.loads((brain.root / "memories" / "me" / "plain.json").read_text())
+    assert (data["type"], data["profile"], data["source"], data["confidence"], data["expires"]) == \
+        ("fact", "me", "", 1, None)
+    assert before - 2 <= parse_time(data["created"]).timestamp() <= time.time() + 1
+    assert "abstract" not in data  # a short body is its own abstract
+    assert git(brain.root, "log", "-1", "--format=%s").strip() == "remember: memories/me/plain.json"
+
+
+def test_events_and_lessons_go_to_their_own_shelves(brain):
+    ev = brain.remember("Quarterly review happened.", type="event", profile="work", created="2026-02-03T10:00:00Z")
+    le = brain.remember("Run the migrations before the switch.", type="lesson")
+    assert (brain.root / "events" / "work" / "2026-02" / f"{ev.id}.json").exists()
+    assert (brain.root / "lessons" / f"{le.id}.json").exists()
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("created", "last tuesday", ["'last tuesday'", "ISO-8601"]),
+    ("expires", "soon", ["'soon'", "ISO-8601"]),
+])
+def test_a_bad_date_is_refused_by_name_and_nothing_is_written(brain, field, value, words):
+    from brain_core.errors import InvalidInput
+
+    head = git(brain.root, "rev-parse", "HEAD")
+    with pytest.raises(InvalidInput) as e:
+        brain.remember("Dated thing.", key="dated", **{field: value})
+    assert all(w in str(e.value) for w in words)
+    assert not (brain.root / "memories" / "me" / "dated.json").exists()
+    assert git(brain.root, "rev-parse", "HEAD") == head
+
+
+def test_a_key_made_from_a_body_with_a_secret_keeps_no_part_of_it(brain):
+    secret = "AKIAIOSFODNN7EXAMPLE"
+    rec = brain.remember(f"{secret} is the deploy user's access key id", source=f"token {secret}")
+    assert secret.lower()[:8] not in rec.key.lower() and "akia" not in rec.key.lower()
+    data = json.loads((brain.root / "memories" / "me" / f"{rec.key}.json").read_text())
+    assert secret not in json.dumps(data) and "deploy" in data["body"]
+
+
+def test_several_records_in_one_commit_say_how_many(brain):
+    brain.remember_many([dict(body="First fact.", key="first"), dict(body="Second fact.", key="second")])
+    assert git(brain.root, "log", "-1", "--format=%s").strip() == "remember: 2 records"
+    assert git(brain.root, "show", "--name-only", "--format=", "HEAD").split() == \
+        ["memories/me/first.json", "memories/me/second.json"]
+
+
+def test_the_same_record_again_is_no_commit_unless_a_crash_left_it_uncommitted(brain):
+    brain.remember("Stable fact.", key="stable")
+    head = git(brain.root, "rev-parse", "HEAD")
+    brain.remember("Stable fact.", key="stable")
+    assert git(brain.root, "rev-parse", "HEAD") == head  # nothing new: no commit
+    # a crash after the file was written and before the commit: the same write commits it now
+    (brain.root / "memories" / "me" / "stray.json").write_text(
+        json.dumps(json.loads((brain.root / "memories" / "me" / "stable.json").read_text()) | {"key": "stray"}))
+    brain.remember("Stable fact.", key="stray")
+    assert git(brain.root, "log", "-1", "--format=%s").strip() == "remember: memories/me/stray.json"
+    assert git(brain.root, "status", "--porcelain").strip() == ""
