@@ -178,3 +178,39 @@ def test_the_same_record_again_is_no_commit_unless_a_crash_left_it_uncommitted(b
     brain.remember("Stable fact.", key="stray")
     assert git(brain.root, "log", "-1", "--format=%s").strip() == "remember: memories/me/stray.json"
     assert git(brain.root, "status", "--porcelain").strip() == ""
+
+
+# ---------------------------------------------------------------------------- write_text: other brain files
+def test_write_text_writes_commits_and_catalogs_a_knowledge_page(brain):
+    text = "# Déploiements\n\nLe service de facturation bascule entre bleu et vert; naïve rollbacks are banned.\n"
+    target = brain.write_text("knowledge/deploys.md", text, "knowledge: deploys")
+    assert target == brain.root / "knowledge" / "deploys.md"
+    assert target.read_bytes() == text.encode("utf-8") and brain.read_text("knowledge/deploys.md") == text
+    assert git(brain.root, "log", "-1", "--format=%s").strip() == "knowledge: deploys"
+    assert git(brain.root, "show", "--name-only", "--format=", "HEAD").split() == ["knowledge/deploys.md"]
+    hits = brain.recall("facturation bascule", k=3)
+    assert hits and hits[0].path == "knowledge/deploys.md"
+
+
+def test_write_text_off_the_shelves_is_committed_but_not_catalogued(brain):
+    brain.write_text("notes/todo.txt", "buy stamps for the facturation letters\n", "todo")
+    assert git(brain.root, "show", "--name-only", "--format=", "HEAD").split() == ["notes/todo.txt"]
+    assert brain.index.conn().execute("SELECT count(*) FROM docs WHERE path = 'notes/todo.txt'").fetchone()[0] == 0
+
+
+def test_write_text_masks_a_secret_before_the_file_and_git(brain):
+    key = "AKIAIOSFODNN7EXAMPLE"
+    target = brain.write_text("knowledge/creds.md", f"# Creds\n\nThe deploy key id is {key}.\n", "creds")
+    assert key not in target.read_text() and "deploy key id" in target.read_text()
+    assert key not in git(brain.root, "log", "-p", "--all")
+
+
+@pytest.mark.parametrize("rel", [".git/config", ".aida/index.sqlite", ".aida/x/y.txt"])
+def test_write_text_refuses_git_and_aida_state(brain, rel):
+    from brain_core.errors import InvalidInput
+
+    target = brain.root / rel
+    before = target.read_bytes() if target.exists() else None
+    with pytest.raises(InvalidInput, match="own state"):
+        brain.write_text(rel, "x", "nope")
+    assert (target.read_bytes() if target.exists() else None) == before
