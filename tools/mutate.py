@@ -51,7 +51,8 @@ MODULES = [
     ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
                                         "tests/test_recall_tuning.py", "tests/test_recall_recent.py",
                                         "tests/test_hit_json.py", "tests/test_vector_cache.py"]),
-    ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py"]),
+    ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py",
+                                      "tests/test_vector_cache.py", "tests/test_brain_writes.py"]),
 ]
 # Tests that take many seconds each and reach nearly every function: they would dominate the run
 # without killing anything the quicker tests leave alive.
