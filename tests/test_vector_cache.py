@@ -129,3 +129,22 @@ def test_with_no_memory_budget_the_file_is_searched(filled):
     for _ in range(3):
         filled.recall("the database", k=3)
     assert filled.index._vcache is None
+
+
+def test_a_small_budget_still_holds_a_small_brain(filled):
+    filled.index.vector_cache_mb = 1  # 1 MB: ten records of 1.5 kB fit
+    filled.recall("the database", k=3)
+    filled.recall("the database", k=3)
+    assert filled.index._vcache is not None
+
+
+def test_a_catalog_beyond_the_budget_is_searched_in_the_file(filled):
+    conn = filled.index.conn()
+    # rowids that reached a million (a long-lived catalog): a million vectors of 1.5 kB exceed 256 MB
+    with conn:
+        conn.execute("UPDATE docs SET rowid = 1000000 WHERE rowid = (SELECT max(rowid) FROM docs)")
+    for _ in range(3):
+        assert filled.index.vectors() is None
+    filled.index.vector_cache_mb = 2048
+    filled.index.vectors()
+    assert filled.index.vectors() is not None
