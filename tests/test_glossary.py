@@ -217,6 +217,7 @@ def test_a_name_heard_as_two_fragments(glossary):
         "We went to Owensboro.",
         "The damage controlled by the breaker.",  # name plus an English ending
         "Siobhans bike and Tomaszs keys.",
+        "The Shavons and the Thomases came.",  # known mishearings plus an English ending
         "I own it; we owned it; she owns it.",  # close to Owen, but ordinary words
         "The letter queue and the letter cue.",
         "damage the control, damage six control",  # a word inside a multi-word name
