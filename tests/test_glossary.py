@@ -78,6 +78,97 @@ def test_yaml_round_trip(glossary):
     assert parse_glossary(glossary.to_yaml()) == glossary
 
 
+def test_none_blank_and_single_alias():
+    assert parse_glossary(None) == Glossary()  # a brain without the file
+    assert parse_glossary("  \n") == Glossary()
+    # one alias may be written without the brackets
+    assert parse_glossary("terms:\n  - name: Siobhan\n    aliases: Shivon\n") == Glossary((Term("Siobhan", ("Shivon",)),))
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("terms: [unclosed",
+         "team.yaml is not valid YAML (while parsing a flow sequence); fix the file or delete it."),
+        ("terms:\n  - name: Siobhan\n  - aliases: [Shivon]\n",
+         "team.yaml: term 2 has no usable 'name' (a word or a few words); fix it."),
+        ("terms:\n  - name: Siobhan\n  - name: Tomasz\n    aliases: {a: b}\n",
+         "team.yaml: the aliases of term 2 must be a list of strings; fix the file."),
+        ("terms:\n  - name: Siobhan\n  - Tomasz\n",
+         "team.yaml: term 2 is not a mapping with 'name' and 'aliases'; fix the file."),
+        ("terms:\n  - name: Siobhan\n  - name: Tomasz\n    aliases: [Thomas, '']\n",
+         "team.yaml: term 2 (Tomasz) has an alias that is not a word or phrase: ''; fix it."),
+        ("terms:\n  - name: Siobhan\n  - name: siobhan\n",
+         "team.yaml: the name 'siobhan' is listed twice; merge the two entries."),
+        ("terms:\n  - name: Siobhan\n    aliases: [Sean]\n  - name: Shane\n    aliases: [sean]\n",
+         "team.yaml: 'sean' is given for both Siobhan and Shane; keep it under one name."),
+    ],
+)
+def test_an_error_names_the_file_and_the_term_counted_from_one(text, message):
+    with pytest.raises(BrainError) as e:
+        parse_glossary(text, "team.yaml")
+    assert str(e.value) == message
+
+
+def test_two_spellings_of_one_alias_under_one_name_are_fine():
+    g = parse_glossary("terms:\n  - name: Siobhan\n    aliases: [Shi von, Shivon]\n")
+    assert g.find("Siobhan").aliases == ("Shi von", "Shivon")
+
+
+def test_a_yaml_error_without_text_is_named_by_its_class():
+    from brain_core.voice.glossary import _first_line
+
+    assert _first_line(ValueError()) == "ValueError"
+    assert _first_line(ValueError("\n  first\nsecond")) == "first"
+
+
+def test_a_bad_glossary_file_is_named_in_the_error(tmp_path):
+    f = tmp_path / "names.yaml"
+    f.write_text("terms:\n  - name: Siobhan\n  - name: siobhan\n", encoding="utf-8")
+    with pytest.raises(BrainError) as e:
+        load_glossary(f)
+    assert str(e.value) == f"{f}: the name 'siobhan' is listed twice; merge the two entries."
+
+
+@pytest.mark.parametrize("make", [lambda p: p.mkdir(), lambda p: p.write_bytes(b"terms: [Sio\xffbhan]\n")])
+def test_an_unreadable_glossary_file_is_one_clear_error(tmp_path, make):
+    f = tmp_path / "names.yaml"
+    make(f)
+    with pytest.raises(BrainError) as e:
+        load_glossary(f)
+    assert str(e.value).startswith(f"The glossary file {f} cannot be read (")
+    assert str(e.value).endswith("); check the file.")
+
+
+def test_a_glossary_file_is_utf8_whatever_the_locale(tmp_path):
+    import locale
+
+    f = tmp_path / "names.yaml"
+    f.write_text("terms:\n  - name: Zoë\n    aliases: [Zoey]\n", encoding="utf-8")
+    before = locale.setlocale(locale.LC_CTYPE)
+    try:
+        locale.setlocale(locale.LC_CTYPE, "C")  # an ASCII locale, as on a bare server
+        g = load_glossary(f)
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+    assert g.names == ("Zoë",)
+
+
+def test_to_yaml_is_the_file_users_read_and_edit():
+    g = Glossary((Term("Zoë", ("Zoey", "Zo ee")), Term("Tomasz", ("Thomas",)), Term("Ångström")))
+    assert g.to_yaml() == (
+        "# Proper nouns and the ways speech-to-text mishears them (`aida glossary add NAME ALIAS`).\n"
+        "terms:\n"
+        "- name: Zoë\n"  # written as itself, not escaped
+        "  aliases: [Zoey, Zo ee]\n"  # the user's order: name first, then aliases, terms as given
+        "- name: Tomasz\n"
+        "  aliases: [Thomas]\n"
+        "- name: Ångström\n"
+        "  aliases: []\n"
+    )
+    assert parse_glossary(g.to_yaml()) == g
+
+
 # --- the correction pass ----------------------------------------------------------------------
 
 
@@ -126,6 +217,7 @@ def test_a_name_heard_as_two_fragments(glossary):
         "We went to Owensboro.",
         "The damage controlled by the breaker.",  # name plus an English ending
         "Siobhans bike and Tomaszs keys.",
+        "The Shavons and the Thomases came.",  # known mishearings plus an English ending
         "I own it; we owned it; she owns it.",  # close to Owen, but ordinary words
         "The letter queue and the letter cue.",
         "damage the control, damage six control",  # a word inside a multi-word name
@@ -229,12 +321,33 @@ def test_add_alias_writes_and_commits(brain):
 
 def test_add_alias_refuses_conflicts(brain):
     add_alias(brain, "Siobhan", "Shivon")
-    with pytest.raises(InvalidInput, match="given for both"):
+    with pytest.raises(InvalidInput) as e:
         add_alias(brain, "Shane", "Shivon")
-    with pytest.raises(InvalidInput, match="the name itself"):
+    assert str(e.value) == "The new alias: 'Shivon' is given for both Siobhan and Shane; keep it under one name."
+    with pytest.raises(InvalidInput) as e:
         add_alias(brain, "Owen", "owen")
-    with pytest.raises(BrainError, match="not a word"):
+    assert str(e.value) == "The new alias (Owen) lists the name itself as an alias; an alias is a mishearing."
+    with pytest.raises(BrainError) as e:
         add_alias(brain, "Owen", "  ")
+    assert str(e.value) == "The new alias (Owen) has an alias that is not a word or phrase: '  '; fix it."
+    with pytest.raises(BrainError) as e:
+        add_alias(brain, "?", "Owain")
+    assert str(e.value) == "The new alias has no usable 'name' (a word or a few words); fix it."
+
+
+def test_add_alias_touches_only_its_own_name(brain):
+    add_alias(brain, "Siobhan", "Shivon")
+    g = add_alias(brain, "Tomasz", "Thomas")
+    g = add_alias(brain, "Siobhan", "Chevonne")
+    assert g == Glossary((Term("Siobhan", ("Shivon", "Chevonne")), Term("Tomasz", ("Thomas",))))
+    assert brain_glossary(brain) == g
+
+
+def test_a_broken_brain_glossary_is_named_in_the_error(brain):
+    (brain.root / "glossary.yaml").write_text("terms: [unclosed", encoding="utf-8")
+    with pytest.raises(BrainError) as e:
+        brain_glossary(brain)
+    assert str(e.value).startswith("glossary.yaml is not valid YAML (")
 
 
 def test_cli_glossary_add_and_list(brain, capsys):

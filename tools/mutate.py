@@ -47,7 +47,7 @@ MODULES = [
                                       "tests/test_abstracts.py", "tests/test_use_signal.py",
                                       "tests/test_redact_doors.py"]),
     ("watermark", "brain_core/harvest/watermark.py", ["tests/test_harvest_watermark.py"]),
-    ("glossary", "brain_core/voice/glossary.py", ["tests/test_glossary.py"]),
+    ("glossary", "brain_core/voice/glossary.py", ["tests/test_glossary.py", "tests/test_glossary_rules.py"]),
     ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
                                         "tests/test_recall_tuning.py", "tests/test_recall_recent.py",
                                         "tests/test_hit_json.py", "tests/test_vector_cache.py"]),

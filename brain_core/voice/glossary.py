@@ -372,14 +372,18 @@ def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
     # word, so a word said between its words ("damage six control") never joins it
     for n in (n_name, n_name + 1) if n_name == 1 else (n_name,):
         pool = words.by_length(n)
-        # difflib's ratio is at most 2 * shorter / (sum of lengths): only these lengths can reach it
-        lengths = {k for m in matchers for k in range(math.ceil(len(m.b) * threshold / (2 - threshold)),
-                                                       math.floor(len(m.b) * (2 - threshold) / threshold) + 1)}
+        # difflib's ratio is at most 2 * shorter / (sum of lengths): only these lengths can reach it.
+        # Rounded outwards: a length whose best ratio is exactly the threshold (0.8 for 4 letters
+        # against 6) must not be lost to float error; _cached_score rules out the extra ones exactly.
+        lengths = {k for m in matchers for k in range(math.floor(len(m.b) * threshold / (2 - threshold)),
+                                                       math.ceil(len(m.b) * (2 - threshold) / threshold) + 1)}
         for length in sorted(lengths):
             if length < MIN_FUZZY_LETTERS - 1:
                 continue
             for heard, heard_words in pool.get(length, ()):
-                if heard == name_key or (n == n_name > 1 and _inflected(heard_words, name_order)):
+                # the name plus an English ending is another word, even when it is close to an
+                # alias ("Alexandras" next to the alias "Alexandria"; "damaged controls")
+                if heard == name_key or (n == n_name and _inflected(heard_words, name_order)):
                     continue
                 if any(w in _COMMON and w not in name_words for w in heard_words):
                     continue  # "the letter queue", "damage the control": ordinary words, not a mishearing
