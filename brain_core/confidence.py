@@ -123,13 +123,14 @@ def word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[
         return weights, where
     total = conn.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
     pg = on_postgres(conn)
+    fill_candidates(conn, rowids)
     for w in words:
         q = w if pg else f'"{w}"'
         sql = ("SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', ?) LIMIT ?) x" if pg
                else "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)")
         df = conn.execute(sql, (q, DF_CAP)).fetchone()[0]
         weights[w] = math.log(1 + (total + 1) / (df + 0.5))
-        where[w] = matching(conn, q, rowids) if df else set()
+        where[w] = matching(conn, q, rowids, filled=True) if df else set()
     return weights, where
 
 
@@ -138,20 +139,39 @@ def on_postgres(conn) -> bool:
     return type(conn).__name__ == "PgConn"
 
 
-def matching(conn, fts: str, rowids: Sequence[int]) -> set[int]:
-    """The rowids among ``rowids`` whose text matches the FTS5 query ``fts`` (one seek each); on the
-    PostgreSQL catalog ``fts`` is one word."""
+def matching(conn, fts: str, rowids: Sequence[int], filled: bool = False) -> set[int]:
+    """The rowids among ``rowids`` whose text matches the FTS5 query ``fts``; on the PostgreSQL
+    catalog ``fts`` is one word. On SQLite the candidates' text is copied into a small temporary
+    full-text table with the catalog's tokenizer (:func:`fill_candidates`; ``filled``: already
+    done for these rowids), so a word that a hundred thousand records contain costs no more than a
+    rare one."""
     if on_postgres(conn):
         sql = "SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', ?) AND rowid = ?"
         return {r for r in rowids if conn.execute(sql, (fts, r)).fetchone()}
-    # FTS5 takes each value of the IN list as a rowid seek: one statement, the same seeks
-    out: set[int] = set()
     rowids = list(rowids)
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        sql = f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})"
-        out.update(r for (r,) in conn.execute(sql, (fts, *chunk)))
-    return out
+    if not rowids:
+        return set()
+    if not filled:
+        fill_candidates(conn, rowids)
+    found = {r for (r,) in conn.execute("SELECT rowid FROM temp.candidates_fts WHERE candidates_fts MATCH ?", (fts,))}
+    return found & set(rowids)
+
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"  # the catalog's (brain_core/db.py)
+
+
+def fill_candidates(conn, rowids: Sequence[int]) -> None:
+    """Put exactly ``rowids``' text into ``temp.candidates_fts`` (SQLite catalog only)."""
+    if on_postgres(conn):
+        return
+    ids = sorted(set(rowids))
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.candidates_fts USING fts5(key, body, tags, "
+                 f"tokenize='{TOKENIZER}')")
+    conn.execute("DELETE FROM temp.candidates_fts")
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        conn.execute(f"INSERT INTO temp.candidates_fts(rowid, key, body, tags) SELECT rowid, key, body, tags "
+                     f"FROM docs_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
 
 
 def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages: Sequence[dict],
@@ -168,7 +188,7 @@ def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages:
     total = sum(weights.values())
     named = [w for w in names(query) if w in weights]
     # a prefix: "Postgres" is mentioned by "PostgreSQL"
-    mentions = {w: matching(conn, f'"{w}"*', rowids) for w in named}
+    mentions = {w: matching(conn, f'"{w}"*', rowids, filled=True) for w in named}
     for hit, rowid, st in zip(hits, rowids, stages):
         matched = tuple(w for w in words if rowid in where.get(w, ()))
         coverage = sum(weights[w] for w in matched) / total if total else 0.0
