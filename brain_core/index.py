@@ -32,7 +32,7 @@ from .fsutil import discard, sweep_tmp
 from .locks import FileLock
 from .shelves import (Doc, FileInfo, Problem, checksum, dir_mtimes, leaf_dirs,
                       load_doc, walk)
-from .vcache import VectorCache
+from .vcache import VectorCache, plausible_vector
 
 INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
@@ -468,6 +468,7 @@ class Index:
             src.close()
         except dbmod.database_errors():
             return
+        rows = [(sha, blob) for sha, blob in rows if plausible_vector(blob, self.dim)]  # none from damaged pages
         conn.execute("CREATE TEMP TABLE seed(text_sha TEXT PRIMARY KEY, embedding BLOB)")
         conn.executemany("INSERT OR IGNORE INTO seed VALUES(?,?)", rows)
         self._seeded_conn = conn

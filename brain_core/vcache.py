@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .db import driver
+
 # sqlite-vec versions whose chunk tables (``<table>_chunks``, ``<table>_vector_chunks00``) are read
 # directly: each chunk holds ``size`` slots, a validity bitmap, the slots' rowids (int64) and their
 # float32 vectors. Any other version is read row by row (slower, same result).
 CHUNK_FORMAT_VERSIONS = ("v0.1.6", "v0.1.7", "v0.1.8", "v0.1.9")
+MAX_COMPONENT = 1e3  # an embedding's components are small (unit length); random bytes are not
 
 
 class VectorCache:
@@ -55,6 +58,9 @@ class VectorCache:
             ids, mat = pairs
         keep = np.array([int(r) in meta for r in ids], dtype=bool)
         ids, mat = ids[keep], mat[keep]
+        if len(mat) and not (np.isfinite(mat).all() and np.abs(mat).max() <= MAX_COMPONENT):
+            # bytes that are no embedding: the file is damaged where sqlite-vec would have failed
+            raise driver().DatabaseError("the catalog's vectors are damaged (values no embedding has)")
         cache._grow(len(ids))
         cache.matrix[:len(ids)] = _unit(mat)
         cache.rowids[:len(ids)] = ids
@@ -142,6 +148,15 @@ class VectorCache:
         top = np.argpartition(-sims, take - 1)[:take] if take < len(slots) else np.arange(len(slots))
         top = top[np.lexsort((self.rowids[slots[top]], -sims[top]))]
         return [(int(self.rowids[slots[i]]), float(1.0 - sims[i])) for i in top]
+
+def plausible_vector(blob, dim: int) -> bool:
+    """Could these bytes be one of the catalog's embeddings (``dim`` finite, small float32s)? A
+    rebuild reuses only such vectors from an old or damaged catalog."""
+    if not isinstance(blob, (bytes, bytearray, memoryview)) or len(blob) != dim * 4:
+        return False
+    v = np.frombuffer(blob, dtype=np.float32)
+    return bool(np.isfinite(v).all() and np.abs(v).max() <= MAX_COMPONENT)
+
 
 def _unit(m: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(m, axis=1, keepdims=True)

@@ -148,3 +148,27 @@ def test_a_catalog_beyond_the_budget_is_searched_in_the_file(filled):
     filled.index.vector_cache_mb = 2048
     filled.index.vectors()
     assert filled.index.vectors() is not None
+
+
+def test_bytes_that_are_no_embedding_are_refused():
+    good = np.full(384, 0.05, dtype=np.float32)
+    assert vcache.plausible_vector(good.tobytes(), 384)
+    assert not vcache.plausible_vector(good[:383].tobytes(), 384)  # the wrong length
+    bad = good.copy()
+    bad[7] = np.nan
+    assert not vcache.plausible_vector(bad.tobytes(), 384)
+    bad[7] = 3.0e38  # a flipped exponent bit
+    assert not vcache.plausible_vector(bad.tobytes(), 384)
+    assert not vcache.plausible_vector(None, 384)
+
+
+def test_a_damaged_vector_in_the_file_is_reported_as_a_damaged_catalog(filled):
+    from brain_core import db as dbmod
+
+    conn = filled.index.conn()
+    rowid = conn.execute("SELECT rowid FROM docs LIMIT 1").fetchone()[0]
+    garbage = np.full(384, 1.0e30, dtype=np.float32).tobytes()
+    with conn:
+        conn.execute("UPDATE docs_vec SET embedding = ? WHERE rowid = ?", (garbage, rowid))
+    with pytest.raises(dbmod.database_errors(), match="damaged"):
+        vcache.VectorCache.load(conn, 384)
