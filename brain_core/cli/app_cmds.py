@@ -32,7 +32,8 @@ def not_running() -> str:
 def register(sub, groups) -> None:
     p = sub.add_parser("tray", help="start the tray app (one per user; a second one focuses the first)")
     p.add_argument("--ready-file", metavar="FILE",
-                   help="write a line of JSON to FILE once the tray icon is shown (for scripts and benchmarks)")
+                   help="write a line of JSON to FILE once the tray icon is shown, and again with "
+                        "\"hotkeys\": \"listening\" once the global hotkeys receive keys (for scripts and benchmarks)")
     p.add_argument("--no-hotkeys", dest="hotkeys", action="store_false", default=None,
                    help="do not listen for global hotkeys this time")
     p.set_defaults(func=cmd_tray)
