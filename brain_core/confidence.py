@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from .stopwords import FUNCTION_WORDS
+
 STRONG, WEAK, NONE = "strong", "weak", "none"
 LEVELS = (STRONG, WEAK, NONE)
 RANK = {STRONG: 2, WEAK: 1, NONE: 0}
@@ -39,14 +41,8 @@ COVERAGE_WEAK = 0.30
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Function words, and the words of asking about one's own memory: they match records by accident
 # ("what did I decide" matches every decision).
-IGNORED = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by can could did do does doing down during each few for from further had has have having he her here hers
-herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
-once only or other our ours ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours yourself yourselves s t don didn doesn isn wasn weren won
-ve ll re d m o y also ever whats what's
+IGNORED = FUNCTION_WORDS | frozenset("""
+whats what's
 tell told know knew remember remembered recall recalled say said says note noted notes save saved mention
 mentioned decide decided decision decisions choose chose chosen choice pick picked agree agreed think thought
 please aida again thing things stuff something anything use used using uses go went get got need needs needed

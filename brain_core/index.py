@@ -165,14 +165,8 @@ class Index:
     def _cache_written(self, conn, written: list[tuple[int, Doc, np.ndarray]], dropped: list[int] = ()) -> None:
         """Our own committed writes into the vectors in memory (another connection's are seen by
         ``PRAGMA data_version`` and reloaded)."""
-        cache = self._vcache
-        if cache is None or conn is not self._conn:
-            return
-        for rowid in dropped:
-            if rowid:
-                cache.drop(rowid)
-        for rowid, doc, vec in written:
-            cache.put(rowid, vec, doc.shelf, doc.record.profile, doc.record.type)
+        if self._vcache is not None and conn is self._conn:
+            self._vcache.written(written, dropped)
 
     def recover(self, reason: str) -> None:
         """Move a broken index aside and rebuild it from the files, with a one-line notice."""

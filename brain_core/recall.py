@@ -20,18 +20,11 @@ import numpy as np
 from .confidence import assess
 from .errors import BrainError, InvalidInput
 from .records import Record
+from .stopwords import FUNCTION_WORDS
 from .when import find_dates
 
-# English stopwords plus question words: a question's function words only add noise to bm25.
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by can could did do does doing down during each few for from further had has have having he her here hers
-herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
-once only or other our ours ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours yourself yourselves s t don didn doesn isn wasn weren won
-ve ll re d m o y also ever tell know remember say said
-""".split())
+# English function words plus question words: a question's function words only add noise to bm25.
+STOPWORDS = FUNCTION_WORDS | frozenset("tell know remember say said".split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_SHELVES = ("memories", "events", "knowledge")
 RECENT_MIN_SIMILARITY = 0.4  # cosine; below this a vector neighbour is not "about" the question
@@ -220,7 +213,7 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
         vec = query_vector if query_vector is not None else index.embedder.embed([query])[0]
         filtered = bool(profile or type or tag)
         want = n * 4 if filtered else n
-        cache = index.vectors() if hasattr(index, "vectors") else None
+        cache = index.vectors()
         if cache is not None:
             rows = cache.search(vec, want, shelves, profile, type)
         else:

@@ -114,9 +114,13 @@ class VectorCache:
         if i is not None:
             self.live[i] = False
 
-    @property
-    def nbytes(self) -> int:
-        return self.matrix.nbytes
+    def written(self, written, dropped=()) -> None:
+        """A committed write of the catalog: (rowid, Doc, vector) upserted, rowids (0: none) removed."""
+        for rowid in dropped:
+            if rowid:
+                self.drop(rowid)
+        for rowid, doc, vec in written:
+            self.put(rowid, vec, doc.shelf, doc.record.profile, doc.record.type)
 
     def __len__(self) -> int:
         return len(self.slot)
