@@ -131,6 +131,8 @@ def test_the_app_takes_no_command_from_another_users_process(qtbot, tmp_path):
                 s.sendall(b"quit\n")
                 reply = s.recv(100)
                 os.write(write, b"reply:" + reply)
+            except ConnectionError:  # refused while sending or reading: reset or a broken pipe
+                os.write(write, b"closed")
             except BaseException as e:  # noqa: BLE001
                 os.write(write, f"error:{type(e).__name__}".encode())
             os._exit(0)
@@ -138,7 +140,7 @@ def test_the_app_takes_no_command_from_another_users_process(qtbot, tmp_path):
         qtbot.waitUntil(lambda: os.waitpid(pid, os.WNOHANG) != (0, 0), timeout=20000)
         seen = os.read(read, 200)
         os.close(read)
-        assert seen == b"reply:" or seen.startswith(b"error:Connection"), seen  # closed without an answer
+        assert seen in (b"reply:", b"closed"), seen  # closed without an answer
         own = subprocess.Popen([sys.executable, "-c", OWN_CLIENT, name], stdout=subprocess.PIPE, text=True)
         qtbot.waitUntil(lambda: own.poll() is not None, timeout=20000)
         assert own.communicate()[0].strip() == "ok"  # its own user still gets through
