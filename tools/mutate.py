@@ -164,6 +164,11 @@ def summarise(name: str, res: dict[str, str], equivalent: set[str]) -> dict:
 # -- the router's YAML patterns ------------------------------------------------------------------------
 
 
+def yaml_patterns(text: str) -> dict[str, str]:
+    """Each pattern's name and text, as ``yaml_mutants`` reads them."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"^  ([\w:-]+): '(.*)'$", text, re.M)}
+
+
 def yaml_mutants(text: str) -> list[tuple[str, str]]:
     """(label, mutated YAML): each pattern switched off, and each of its ``\\b`` dropped."""
     out = []
@@ -187,6 +192,13 @@ def run_yaml(work: Path, source: str, tests: list[str], deadline: float, equival
     res = json.loads(cache.read_text()) if cache.exists() else {}
     target = work / source
     original = (SRC / source).read_text(encoding="utf-8")
+    # a verdict holds for the pattern it was reached on: a changed pattern is judged again
+    judged = work / "yaml-patterns.json"
+    before = json.loads(judged.read_text()) if judged.exists() else {}
+    now = yaml_patterns(original)
+    changed = {n for n, p in now.items() if before.get(n, p) != p}
+    res = {label: v for label, v in res.items() if label.rsplit(":", 1)[0] not in changed}
+    judged.write_text(json.dumps(now, indent=1))
     rerun = os.environ.get("MUTATE_RERUN_SURVIVORS") == "1"
     try:
         for label, text in yaml_mutants(original):
