@@ -193,12 +193,45 @@ class Git:
             if not paths:
                 return None
         self.run("add", "-A", "--", *paths)
+        done = self._commit_index(paths, message)
+        if done is not False:
+            return done
         proc = self.run("commit", "-q", "--no-verify", "--only", "-m", message, "--", *paths, check=False)
         if proc.returncode != 0:
             if any(s in (proc.stdout + proc.stderr).lower() for s in _NOTHING):
                 return None
             raise GitError(f"git commit failed in {self.root}: {last_line(proc)}")
         return self.head()
+
+    def _commit_index(self, paths: list[str], message: str) -> str | None | bool:
+        """Commit the index as it stands when it differs from HEAD in ``paths`` alone (nothing else
+        staged): the new tree comes from the index's cached subtrees, where ``git commit --only``
+        rebuilds a temporary index from HEAD's whole tree (about 4 s against 0.4 s at 100,000
+        files). Returns the new HEAD, None when nothing changed, or False when the index holds
+        other staged changes, has no HEAD yet, or HEAD moved meanwhile: the caller then commits
+        with ``--only``."""
+        head = self.head()
+        if head is None:
+            return False
+        tree = self.run("write-tree", check=False)
+        if tree.returncode != 0:  # e.g. an entry added with `git add -N`
+            return False
+        tree = tree.stdout.strip()
+        diff = self.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", head, tree, check=False)
+        if diff.returncode != 0:
+            return False
+        changed = [n for n in diff.stdout.split("\0") if n]
+        if not changed:
+            return None
+        if not set(changed) <= set(paths):
+            return False  # the user staged something else: it stays staged, out of this commit
+        text = _cleanup(message)
+        commit = self.run("commit-tree", tree, "-p", head, "-F", "-", input=text).stdout.strip()
+        subject = text.split("\n", 1)[0]
+        if self.run("update-ref", "-m", f"commit: {subject}", "HEAD", commit, head, check=False).returncode != 0:
+            return False
+        self.run("gc", "--auto", "--quiet", check=False)  # what `git commit` runs after each commit
+        return commit
 
     # -- network ----------------------------------------------------------------------------------------
 
@@ -282,6 +315,19 @@ def _gitpython():
 def last_line(proc) -> str:
     lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
     return lines[-1] if lines else f"exit {proc.returncode}"
+
+
+def _cleanup(message: str) -> str:
+    """The message as ``git commit -m`` stores it (its "whitespace" clean-up): trailing spaces
+    gone, runs of blank lines made one, no blank lines at either end, one final newline."""
+    lines = [line.rstrip() for line in message.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
 
 
 def _committable(path: Path) -> bool:

@@ -158,3 +158,75 @@ def test_a_rebase_or_merge_in_progress_stops_writes(brain, tmp_path, how):
     proc = cli(brain.root, "brain", "sync")
     assert proc.returncode != 0 and "in progress" in proc.stderr and "Traceback" not in proc.stderr
     assert (brain.root / ".git" / ("rebase-merge" if how == "rebase" else "MERGE_HEAD")).exists()
+
+
+def commit_message(root, rev="HEAD"):
+    raw = subprocess.run(["git", "cat-file", "commit", rev], cwd=root, capture_output=True, check=True).stdout
+    return raw.split(b"\n\n", 1)[1]
+
+
+def test_a_commit_from_the_index_reads_as_git_commit_would_write_it(brain):
+    """With nothing else staged the commit is made from the index's own tree (commit-tree), and with
+    something else staged through `git commit --only`: the two give the same message, reflog line,
+    identity and paths."""
+    message = "  remember: two lines  \n\n\n\nsecond paragraph   \n\n"
+    rel = "memories/me/fast.json"
+    (brain.root / "memories" / "me").mkdir(parents=True, exist_ok=True)
+    (brain.root / rel).write_text('{"x": 1}\n')
+    fast = brain.git.commit([rel], message)
+    assert fast == git(brain.root, "rev-parse", "HEAD").strip()
+    assert committed_paths(brain.root) == {rel}
+    (brain.root / "notes.txt").write_text("staged by the user\n")
+    git(brain.root, "add", "notes.txt")
+    rel2 = "memories/me/slow.json"
+    (brain.root / rel2).write_text('{"x": 2}\n')
+    slow = brain.git.commit([rel2], message)
+    assert committed_paths(brain.root) == {rel2}
+    assert git(brain.root, "diff", "--cached", "--name-only").split() == ["notes.txt"]
+    assert commit_message(brain.root, fast) == commit_message(brain.root, slow) == \
+        b"  remember: two lines\n\nsecond paragraph\n"
+    assert git(brain.root, "rev-parse", f"{slow}^").strip() == fast
+    reflog = git(brain.root, "reflog", "-2", "--format=%gs").splitlines()
+    assert reflog == ["commit: remember: two lines"] * 2
+    who = git(brain.root, "log", "-2", "--format=%an <%ae>|%cn <%ce>").splitlines()
+    assert who == ["Aida <aida@brain.invalid>|Aida <aida@brain.invalid>"] * 2
+    assert git(brain.root, "status", "--porcelain", "--", rel, rel2) == ""
+
+
+def test_a_commit_from_the_index_removes_a_deleted_file_and_skips_an_unchanged_one(brain):
+    brain.remember("The office closes at six on Fridays.", key="office-hours")
+    rel = "memories/me/office-hours.json"
+    head = git(brain.root, "rev-parse", "HEAD").strip()
+    assert brain.git.commit([rel], "nothing changed") is None  # the same bytes: no commit
+    assert git(brain.root, "rev-parse", "HEAD").strip() == head
+    (brain.root / rel).unlink()
+    assert brain.git.commit([rel], "forget the office hours")
+    assert committed_paths(brain.root) == {rel}
+    assert rel not in git(brain.root, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_an_intent_to_add_entry_or_a_moved_head_falls_back_to_commit_only(brain, monkeypatch):
+    (brain.root / "draft.txt").write_text("not yet\n")
+    git(brain.root, "add", "-N", "draft.txt")  # write-tree refuses such an index
+    brain.remember("Standups move to 9:30.", key="standup-time")
+    assert committed_paths(brain.root) == {"memories/me/standup-time.json"}
+    assert "draft.txt" not in git(brain.root, "ls-tree", "-r", "--name-only", "HEAD")
+    git(brain.root, "rm", "-q", "--cached", "draft.txt")
+    # HEAD moves between reading it and updating it: the compare-and-swap fails, --only commits
+    from brain_core import gitsync
+
+    real = gitsync.Git.head
+    stale = git(brain.root, "rev-parse", "HEAD^").strip()
+    calls = []
+
+    def head_once_stale(self):
+        calls.append(1)
+        return stale if len(calls) == 1 else real(self)
+
+    monkeypatch.setattr(gitsync.Git, "head", head_once_stale)
+    before = git(brain.root, "rev-parse", "HEAD").strip()
+    rel = "memories/me/moved.json"
+    (brain.root / rel).write_text('{"x": 3}\n')
+    assert brain.git.commit([rel], "after a moved head")
+    assert git(brain.root, "rev-parse", "HEAD^").strip() == before  # built on the real HEAD
+    assert committed_paths(brain.root) == {rel}
