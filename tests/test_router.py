@@ -184,6 +184,10 @@ TABLE = [
     ("remind me tomorrow about the dentist", False, "semantic", True, None),
     ("remind me at 5 about the call", False, "semantic", False, None),
     ("remind me later about the invoice", False, "semantic", False, None),
+    ("remind me everything we know about the vendor", True, "semantic", False, None),  # "every", not "everything"
+    ("what are the underwriting industry's top headlines", False, "semantic", True, "news"),  # not "writing"
+    ("what are the editorial board's top headlines", False, "semantic", True, "news"),  # not "edit"
+    ("top headlines about the rewrite of subheadlines in the style guide", False, "semantic", True, "news"),
     ("design a weather database schema", False, "semantic", False, None),
     ("is it hotter in Madrid or Seville in July", False, "semantic", False, None),
     ("will it snowball into a bigger problem", False, "semantic", False, None),
