@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synth import query, write_brain  # noqa: E402
+from synth import query, write_brain, write_then_recall  # noqa: E402
 
 
 def pct(xs, p):
@@ -69,14 +69,7 @@ def bench(n: int, queries: int, workdir: Path) -> dict:
     out["recall_p50_ms"] = statistics.median(lat) * 1000
     out["recall_p95_ms"] = pct(lat, 95) * 1000
 
-    wr = []
-    for i in range(7):
-        body = f"Fresh benchmark decision {i}: the zebra gateway rotates certificates on the {i + 3}th."
-        t = time.perf_counter()
-        brain.remember(body, key=f"fresh-{i}", profile="me")
-        hits = brain.recall(f"zebra gateway certificates {i + 3}th", k=3, touch=False)
-        wr.append(time.perf_counter() - t)
-        assert any(h.record.key == f"fresh-{i}" for h in hits)
+    wr = write_then_recall(brain)
     out["remember_then_recall_ms"] = statistics.median(wr) * 1000
 
     # Files arriving behind the index's back (git pull, a hand edit): recall catches up first.

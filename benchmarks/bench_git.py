@@ -38,6 +38,9 @@ def build(root: Path, size: int) -> None:
 
 
 def measure(src: Path, writes: int) -> dict:
+    sys.path.insert(0, str(HERE))
+    from synth import write_then_recall
+
     from brain_core import Brain
 
     work = Path(tempfile.mkdtemp(prefix="aida-bench-git-")) / "brain"
@@ -46,14 +49,7 @@ def measure(src: Path, writes: int) -> dict:
         brain = Brain.open(work)
         brain.recall("warm up", k=5, touch=False)
         brain.remember("A warm-up write.", key="warm-up")
-        wr = []
-        for i in range(writes):
-            body = f"Fresh benchmark decision {i}: the zebra gateway rotates certificates on the {i + 3}th."
-            t = time.perf_counter()
-            brain.remember(body, key=f"fresh-{i}", profile="me")
-            hits = brain.recall(f"zebra gateway certificates {i + 3}th", k=3, touch=False)
-            wr.append(time.perf_counter() - t)
-            assert any(h.record.key == f"fresh-{i}" for h in hits)
+        wr = write_then_recall(brain, writes)
         brain.close()
         env = dict(os.environ, AIDA_BRAIN=str(work), PYTHONPATH=os.environ.get("PYTHONPATH", ""))
         cold = []

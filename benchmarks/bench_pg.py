@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from synth import query, write_brain  # noqa: E402
+from synth import query, write_brain, write_then_recall  # noqa: E402
 
 
 def pct(xs, p):
@@ -81,14 +81,7 @@ def bench_brain(n: int, queries: int, workdir: Path, dsn: str) -> list[dict]:
             brain.recall(q, k=10, touch=False)
             lat.append(time.perf_counter() - t)
         out["p50"], out["p95"] = statistics.median(lat) * 1000, pct(lat, 95) * 1000
-        wr = []
-        for i in range(7):
-            body = f"Fresh {backend} decision {i}: the zebra gateway rotates certificates on the {i + 3}th."
-            t = time.perf_counter()
-            brain.remember(body, key=f"fresh-{backend}-{i}", profile="me")
-            hits = brain.recall(f"zebra gateway certificates {i + 3}th {backend}", k=3, touch=False)
-            wr.append(time.perf_counter() - t)
-            assert any(h.record.key == f"fresh-{backend}-{i}" for h in hits)
+        wr = write_then_recall(brain, tag=backend)
         out["write_recall_ms"] = statistics.median(wr) * 1000
         if backend == "postgres":
             out["recall_at_10"] = hnsw_recall(brain, rng, queries)

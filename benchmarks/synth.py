@@ -55,3 +55,20 @@ def write_brain(root: Path, n: int, seed: int = 7) -> None:
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     subprocess.run(["git", "-c", "user.name=Aida", "-c", "user.email=aida@brain.invalid", "commit", "-qm",
                     f"benchmark: {n} records"], cwd=root, check=True)
+
+
+def write_then_recall(brain, writes: int = 7, tag: str = "") -> list[float]:
+    """Seconds from each ``remember`` of a fresh record to the ``recall`` that finds it (the path a
+    user's new memory takes). ``tag`` keeps the words of several runs on one brain apart."""
+    import time
+
+    out = []
+    for i in range(writes):
+        body = f"Fresh benchmark decision {tag}{i}: the zebra gateway {tag} rotates certificates on the {i + 3}th."
+        key = f"fresh-{tag}-{i}" if tag else f"fresh-{i}"
+        t = time.perf_counter()
+        brain.remember(body, key=key, profile="me")
+        hits = brain.recall(f"zebra gateway {tag} certificates {i + 3}th", k=3, touch=False)
+        out.append(time.perf_counter() - t)
+        assert any(h.record.key == key for h in hits), f"{key} was not recalled after it was written"
+    return out
