@@ -94,3 +94,24 @@ def test_mcp_tools_take_a_depth(brain):
     assert tools.recent(k=1)[0]["depth"] == "abstract"
     with pytest.raises(InvalidInput, match="depth is 'abstract'"):
         tools.recall("billing queue", depth="summary")
+
+
+def test_recall_reads_each_long_hits_own_abstract_from_its_file(brain):
+    """The catalog holds no abstract: recall reads it from the record file, for every long hit (also
+    after a short one), makes one for a file without it or that cannot be read, and leaves short
+    records and curated pages as they are."""
+    brain.remember("The billing queue worker restarts every night.", key="queue-restart")  # short, ranks first
+    brain.remember(LONG, key="billing-queue-move")
+    other = LONG.replace("billing service", "billing ledger").replace("SQS", "Kafka")
+    brain.remember(other, key="billing-ledger-move")
+    own = "Hand-written summary: billing left the cron box for an SQS queue worker."
+    path = brain.root / "memories/me/billing-queue-move.json"
+    data = json.loads(path.read_text())
+    data["abstract"] = own
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    (brain.root / "memories/me/billing-ledger-move.json").write_text("{ damaged after indexing")
+    hits = {h.record.key: h for h in brain.recall("billing queue worker restarts", k=5)}
+    assert list(hits)[0] == "queue-restart" and hits["queue-restart"].record.abstract is None
+    assert hits["billing-queue-move"].record.abstract == own  # the file's, not one made now
+    assert hits["billing-queue-move"].to_json(depth="abstract")["body"] == own
+    assert hits["billing-ledger-move"].record.abstract == make_abstract(other)  # unreadable file: made now
