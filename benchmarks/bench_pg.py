@@ -69,6 +69,7 @@ def bench_brain(n: int, queries: int, workdir: Path, dsn: str, brain_dir: Path |
         brain = Brain.open(root)
         out = {"backend": backend, "n": n}
         if brain_dir is not None and backend == "sqlite":
+            brain.index.sync()  # records an earlier run wrote through the other catalog
             out["n"] = brain.index.conn().execute("SELECT count(*) FROM docs").fetchone()[0]
             out["rebuild_s"], out["rebuild_embedded"] = float("nan"), "built before"
         else:
@@ -89,7 +90,7 @@ def bench_brain(n: int, queries: int, workdir: Path, dsn: str, brain_dir: Path |
             brain.recall(q, k=10, touch=False)
             lat.append(time.perf_counter() - t)
         out["p50"], out["p95"] = statistics.median(lat) * 1000, pct(lat, 95) * 1000
-        wr = write_then_recall(brain, tag=backend)
+        wr = write_then_recall(brain, tag=backend + (uuid.uuid4().hex[:6] if brain_dir else ""))  # new keys each run
         out["write_recall_ms"] = statistics.median(wr) * 1000
         if backend == "postgres":
             out["recall_at_10"] = hnsw_recall(brain, rng, queries)

@@ -263,3 +263,30 @@ def test_readers_keep_answering_while_a_rebuild_swaps_the_catalog(pg_brain, caps
     assert "reconnecting" not in capsys.readouterr().err  # no query failed and was retried
     assert len(reader.recall("tide gauge hourly", k=30)) == 30
     reader.close()
+
+
+def test_the_keyword_stage_leaves_common_words_out_of_its_query_on_a_big_brain(pg_brain, monkeypatch):
+    """ts_rank_cd scores every match: words the table's statistics put in more than COMMON records
+    are asked for together, and one such word alone only when no rarer word is left. Shown here with
+    COMMON lowered to 3 on a brain of eight records."""
+    from brain_core.pg import recall as pgrecall
+
+    for i in range(5):
+        pg_brain.remember(f"Deploy note {i}: the release goes out after review number {i}.", key=f"deploy-{i}")
+    pg_brain.remember("Deploys to staging run every weekday at 2pm.", key="staging-deploys")
+    pg_brain.remember("The release checklist lives in the wiki.", key="release-checklist")
+    pg_brain.remember("Vacation requests go to the team lead.", key="vacation")
+    conn = pg_brain.index.conn()
+    q = pgrecall.ts_query
+    assert q('"deploy" "staging"', conn) == "deploy | staging"  # no statistics yet: the plain OR
+    conn.execute("ANALYZE docs")
+    assert q('"deploy" "staging"', conn) == "deploy | staging"  # 8 records, under COMMON
+    monkeypatch.setattr(pgrecall, "COMMON", 3)
+    assert q('"deploy" "staging"', conn) == "staging"            # deploy: in 6 of 8 records
+    assert q('"deploy" "release"', conn) == "(deploy & release)"  # both common: records with both
+    assert q('"the" "deploy" "release" "staging"', conn) == "staging | (deploy & release)"  # "the": a stop word
+    assert q('"deploy" "wiki"', conn) == "wiki"
+    assert q('"vacation" "staging"', conn) == "vacation | staging"  # none common: the plain OR
+    assert q('"deploy"', conn) == "deploy" and q(None, conn) is None
+    top = pg_brain.recall("when do staging deploys run", k=3, explain=True)[0]
+    assert top.record.key == "staging-deploys" and top.explain["bm25"]["rank"] == 1

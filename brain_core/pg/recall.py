@@ -28,10 +28,46 @@ def filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]:
                     "EXISTS (SELECT 1 FROM jsonb_array_elements_text({a}.tags::jsonb) AS t(v) WHERE t.v = ?)")
 
 
-def ts_query(fq: str | None) -> str | None:
-    """recall.fts_query's safe words (each only word characters) as a ``to_tsquery`` OR-query."""
+COMMON = 2000  # a word in more records than this is "common" for the keyword stage (below)
+_STATS = ("SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples, "
+          "ARRAY(SELECT coalesce((SELECT string_agg(lexeme, ' ') FROM unnest(to_tsvector('english', w))), '') "
+          "FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) ORDER BY i) "
+          "FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = 'docs' "
+          "AND s.attname = 'fts' WHERE c.oid = 'docs'::regclass")
+
+
+def ts_query(fq: str | None, conn=None) -> str | None:
+    """recall.fts_query's safe words (each only word characters) as a ``to_tsquery`` OR-query.
+
+    ``ts_rank_cd`` scores every record the query matches, so a word found in tens of thousands of
+    records made the keyword stage take half a second at 100,000 records, while adding little to
+    the ranking (such a word's rarity weight is small). Given the catalog's connection, the words
+    the table's statistics (``pg_stats``' most common lexemes, kept by ``ANALYZE``) put in more than
+    ``COMMON`` records are asked for together: ``rare | rarer | (common & common)``. One common
+    word alone joins the OR only when no rarer word is left. Small brains, and a catalog without
+    statistics, get the plain OR, as on SQLite."""
     words = _QUOTED.findall(fq or "")
-    return " | ".join(words) if words else None
+    if not words:
+        return None
+    plain = " | ".join(words)
+    if conn is None or len(words) < 2:
+        return plain
+    elems, freqs, total, lexemes = conn.execute(_STATS, [words]).fetchone()
+    if not elems or not total or total <= COMMON:
+        return plain
+    share = dict(zip(elems, freqs))
+    common, rare = [], []
+    for word, lex in zip(words, lexemes):
+        if not lex:
+            continue  # a stop word: to_tsquery drops it anyway
+        (common if any(share.get(x, 0.0) * total > COMMON for x in lex.split()) else rare).append(word)
+    if not common:
+        return plain
+    if len(common) > 1:
+        rare.append("(" + " & ".join(common) + ")")
+    elif not rare:
+        rare = common
+    return " | ".join(rare)
 
 
 def gather(index, query: str, *, profile: str | None = None, type: str | None = None, tag: str | None = None,
@@ -49,7 +85,7 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     t0 = time.perf_counter()
     dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
     fq = fts_query(words) or (fts_query(query) if words != query else None)
-    tq = ts_query(fq)
+    tq = ts_query(fq, conn) if bm25 else None
     if tq and bm25:
         weights = "{1.0,0.0,%r,%r}" % (float(params.tags_weight), float(params.key_weight))
         rows = conn.execute(
