@@ -129,6 +129,30 @@ class OnnxEmbedder:
         return out
 
 
+_THREADS = None
+
+
+def embed_later(embedder: Embedder, texts: Sequence[str]):
+    """``embedder.embed(texts)`` started on a worker thread: a future. onnxruntime runs without the
+    GIL, so the caller's own work (recall's keyword stage, in SQLite's C code) goes on meanwhile."""
+    global _THREADS
+    if _THREADS is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aida-embed")
+    return _THREADS.submit(embedder.embed, texts)
+
+
+def _forget_threads() -> None:
+    """A forked child has none of its parent's threads: it starts a pool of its own."""
+    global _THREADS
+    _THREADS = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads)
+
+
 def make_embedder(config=None) -> Embedder:
     threads = int(config.get("embed.threads", 0) or 0) if config is not None else 0
     return OnnxEmbedder(threads=threads)

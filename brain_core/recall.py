@@ -10,7 +10,6 @@ them; the defaults were chosen on half of LoCoMo and checked on the other half
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .confidence import assess
+from .embed import embed_later
 from .errors import BrainError, InvalidInput
 from .records import Record
 from .stopwords import FUNCTION_WORDS
@@ -197,7 +197,7 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     t0 = time.perf_counter()
     want_vector = vectors and _WORD.search(query)
     # the question is embedded while the keyword stage runs: both wait in C code without the GIL
-    embedding = _embedding(index, query) if want_vector and query_vector is None else None
+    embedding = embed_later(index.embedder, [query]) if want_vector and query_vector is None else None
     dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
     fq = fts_query(words) or (fts_query(query) if words != query else None)
     if fq and bm25:
@@ -230,29 +230,6 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     t_vec = time.perf_counter()
     return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2),
                                           "vector": round((t_vec - t_bm25) * 1000, 2)})
-
-
-_EMBEDDING_THREADS = None
-
-
-def _embedding(index, query: str):
-    """The question's embedding, started on a worker thread (a future)."""
-    global _EMBEDDING_THREADS
-    if _EMBEDDING_THREADS is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _EMBEDDING_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aida-embed")
-    return _EMBEDDING_THREADS.submit(index.embedder.embed, [query])
-
-
-def _forget_threads() -> None:
-    """A forked child has none of its parent's threads: it starts a pool of its own."""
-    global _EMBEDDING_THREADS
-    _EMBEDDING_THREADS = None
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_threads)
 
 
 BM25_SLACK = 50  # extra keyword matches fetched so that dropping the lessons among them leaves enough
