@@ -50,9 +50,9 @@ not redistribution: it is never copied into this repository). To run the benchma
 KS = (1, 5, 10, 25, 50)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # bm25 / vector: one stage's weight set to 0, everything else as configured; plain-bm25: bm25 and
-# nothing else (no source or date lift), the reference row of the data set's README.
+# nothing else (no source, neighbour or date lift), the reference row of the data set's README.
 MODES = {"hybrid": {}, "bm25": {"vector_weight": 0.0}, "vector": {"bm25_weight": 0.0},
-         "plain-bm25": {"vector_weight": 0.0, "source_weight": 0.0, "date_boost": 0.0}}
+         "plain-bm25": {"vector_weight": 0.0, "source_weight": 0.0, "date_boost": 0.0, "neighbour_weight": 0.0}}
 _EVID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
@@ -230,26 +230,31 @@ def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str],
 
 def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     """Each question's candidates from both stages (run once), to fuse offline under many settings."""
-    from brain_core.recall import RecallParams, gather
+    from brain_core.places import neighbours
+    from brain_core.recall import DEFAULT_SHELVES, RecallParams, _filters, gather
 
     params = RecallParams(date_boost=1.0 if date_parse else 0.0)
     conn = tb.index.conn()
     meta = {rowid: (ts, rid, src) for rowid, ts, rid, src in conn.execute("SELECT rowid, created_ts, id, source FROM docs")}
+    times = {r: (m[0], 0, None) for r, m in meta.items()}
+    source = {r: m[2] for r, m in meta.items()}
+    dia = {r: turn_of.get(m[1]) for r, m in meta.items()}
+    where, wargs = _filters(None, None, None, DEFAULT_SHELVES)
+    around = neighbours(conn, list(meta), where, wargs)  # every record's, so any may be a match
     qs = questions(conv)
     vecs = tb.embedder.embed([q["q"] for q in qs])
     out = []
     for q, v in zip(qs, vecs):
         cand = gather(tb.index, q["q"], params=params, query_vector=v, n=params.candidates)
-        out.append({"q": q, "cand": cand, "meta": {r: (meta[r][0], 0, None) for r in cand.stages},
-                    "source": {r: meta[r][2] for r in cand.stages},
-                    "dia": {r: turn_of.get(meta[r][1]) for r in cand.stages}})
+        out.append({"q": q, "cand": cand, "meta": times, "source": source, "dia": dia, "around": around})
     return out
 
 
 def offline_recall(items: list[dict], params) -> dict[int, float]:
     """The ranking recall() would return (fuse -> source context -> shortlist -> decay and date
     lift) from the candidates collected once, scored."""
-    from brain_core.recall import fuse, rescore, shortlist, with_source_context
+    from brain_core.places import givers, with_neighbours, with_source_context
+    from brain_core.recall import fuse, rescore, shortlist
 
     now = time.time()
     rs = []
@@ -258,7 +263,11 @@ def offline_recall(items: list[dict], params) -> dict[int, float]:
         stages = {r: {s: v for s, v in st.items() if (s == "bm25" and params.bm25_weight > 0)
                       or (s == "vector" and params.vector_weight > 0)} for r, st in cand.stages.items()}
         stages = {r: st for r, st in stages.items() if st}
-        fused = with_source_context(fuse(stages, params), it["source"], params)
+        fused = fuse(stages, params)
+        if params.neighbour_weight > 0:
+            near = {g: it["around"].get(g, []) for g in givers(fused, it["source"])}
+            fused = with_neighbours(fused, near, params.neighbour_weight)
+        fused = with_source_context(fused, it["source"], params)
         dates = cand.dates if params.date_boost > 0 else []
         scored = rescore(shortlist(fused, 50, bool(dates)), fused, it["meta"], dates, params, now)
         rs.append(recall_at([it["dia"][r] for _, r, *_ in scored], it["q"]["turns"]))
@@ -285,14 +294,17 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
     from brain_core.recall import RecallParams
 
     plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
-    before = RecallParams(fusion="rrf", vector_weight=0.5, rrf_k=60, date_boost=0.0, source_weight=0.0)
+    before = RecallParams(fusion="rrf", vector_weight=0.5, rrf_k=60, date_boost=0.0, source_weight=0.0,
+                          neighbour_weight=0.0)
     rows = [("before: rrf, bm25 1 + vectors 0.5, k 60", before, plain),
             ("bm25 alone", replace(before, vector_weight=0.0), plain),
             ("vectors alone", replace(before, bm25_weight=0.0, vector_weight=1.0), plain),
             ("1. rrf weights tuned (vectors 0.4, k 20)", replace(before, vector_weight=0.4, rrf_k=20), plain),
             ("2. score fusion (bm25 1 + vectors 0.5)", replace(before, fusion="score"), plain),
             ("3. + dates named in the question (lift 1.0)", replace(before, fusion="score", date_boost=1.0), dated),
-            ("4. + source context (0.3)", replace(before, fusion="score", date_boost=1.0, source_weight=0.3), dated)]
+            ("4. + source context (0.3)", replace(before, fusion="score", date_boost=1.0, source_weight=0.3), dated),
+            ("5. + neighbours in the source (0.3)", replace(before, fusion="score", date_boost=1.0, source_weight=0.3,
+                                                            neighbour_weight=0.3), dated)]
     print(f"\nturn level, conversations {convs[0]}-{convs[-1]} ({len(plain)} questions), 100 candidates a stage")
     print(f"{'':46} " + " ".join(f"R@{k:<4}" for k in KS))
     for label, p, items in rows:
@@ -306,21 +318,23 @@ def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_te
 
     plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
     results = []
-    grid = [("rrf", vw, rrf_k, 0.0, 0.0) for vw in (0.1, 0.2, 0.3, 0.4, 0.5, 1.0) for rrf_k in (5, 20, 60)]
-    grid += list(itertools.product(["score"], (0.2, 0.3, 0.4, 0.5, 0.7, 1.0), [60], (0.0, 0.25, 0.5, 1.0, 2.0),
-                                   (0.0, 0.1, 0.2, 0.3, 0.5, 0.7)))
-    for fusion, vw, rrf_k, boost, sw in grid:
-        p = RecallParams(fusion=fusion, vector_weight=vw, rrf_k=rrf_k, date_boost=boost, source_weight=sw)
+    grid = [("rrf", vw, rrf_k, 0.0, 0.0, 0.0) for vw in (0.1, 0.2, 0.3, 0.4, 0.5, 1.0) for rrf_k in (5, 20, 60)]
+    grid += list(itertools.product(["score"], (0.3, 0.5, 0.7), [60], (0.0, 0.5, 1.0, 2.0),
+                                   (0.0, 0.1, 0.2, 0.3, 0.5), (0.0, 0.2, 0.3, 0.4)))
+    for fusion, vw, rrf_k, boost, sw, nw in grid:
+        p = RecallParams(fusion=fusion, vector_weight=vw, rrf_k=rrf_k, date_boost=boost, source_weight=sw,
+                         neighbour_weight=nw)
         m = offline_recall(dated if boost > 0 else plain, p)
         results.append((m[5] + m[10], p, m))
     results.sort(key=lambda x: x[0], reverse=True)
     print(f"\ntuning on conversations {convs[0]}-{convs[-1]} ({len(plain)} questions): best by turn R@5 + R@10")
     for obj, p, m in results[:15]:
         print(f"fusion={p.fusion} vector_weight={p.vector_weight} rrf_k={p.rrf_k} date_boost={p.date_boost} "
-              f"source_weight={p.source_weight}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
-    for label, p in [("bm25 alone", RecallParams(vector_weight=0.0, source_weight=0.0, date_boost=0.0)),
+              f"source_weight={p.source_weight} neighbour_weight={p.neighbour_weight}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
+    for label, p in [("bm25 alone", RecallParams(vector_weight=0.0, source_weight=0.0, date_boost=0.0,
+                                                 neighbour_weight=0.0)),
                      ("vectors alone", RecallParams(bm25_weight=0.0, vector_weight=1.0, source_weight=0.0,
-                                                    date_boost=0.0))]:
+                                                    date_boost=0.0, neighbour_weight=0.0))]:
         m = offline_recall(plain, p)
         print(f"{label}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
 

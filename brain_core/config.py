@@ -34,6 +34,9 @@ DEFAULTS: dict[str, Any] = {
         # Lift a match by 0.3 x the best three matches from the same source (agent session,
         # meeting): several hits from one place make each more likely. 0 turns it off.
         "source_weight": 0.3,
+        # Lift the records written just before and after a strong match in its source (the turn
+        # that answers follows the one that names the subject) by 0.3 x its score. 0 turns it off.
+        "neighbour_weight": 0.3,
         # Records made on a date the question names ("in May 2023") count double. 0 turns it off.
         "date_boost": 1.0,
         # Decay: an unused record loses weight with age down to `decay_floor` (never removed).

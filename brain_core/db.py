@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_profile_key ON docs(profile, key);
 CREATE INDEX IF NOT EXISTS docs_created ON docs(created_ts);
 CREATE INDEX IF NOT EXISTS docs_text_sha ON docs(text_sha);
+CREATE INDEX IF NOT EXISTS docs_place ON docs(source, created_ts, id);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, message TEXT NOT NULL, checksum TEXT);
 CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
@@ -98,6 +99,19 @@ def create_schema(conn, dim: int, model_id: str) -> None:
     conn.executescript(SCHEMA.replace("{dim}", str(dim)))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('model', ?)", (model_id,))
+
+
+PLACE_INDEX = "CREATE INDEX IF NOT EXISTS docs_place ON docs(source, created_ts, id)"
+
+
+def upgrade(conn) -> None:
+    """Indexes a catalog of the same schema may lack (made by an older Aida): recall's neighbour
+    lookups need ``docs_place``. Best effort: a read-only or busy file keeps working without it."""
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_place'").fetchone() is None:
+            conn.execute(PLACE_INDEX)
+    except database_errors():
+        pass
 
 
 def database_errors() -> tuple[type[BaseException], ...]:

@@ -149,6 +149,13 @@ class Git:
         proc = self.run("status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", *pathspec)
         return [entry[3:] for entry in proc.stdout.split("\0") if len(entry) > 3]
 
+    def has_objects(self, ids: list[str]) -> set[str]:
+        """The object ids among ``ids`` that this clone's object store holds (one ``git cat-file``)."""
+        if not ids:
+            return set()
+        proc = self.run("cat-file", "--batch-check=%(objectname)", input="\n".join(ids) + "\n")
+        return {line for line in proc.stdout.split("\n") if line and not line.endswith(" missing")} & set(ids)
+
     # -- writes -----------------------------------------------------------------------------------------
 
     def init(self) -> None:

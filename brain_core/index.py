@@ -64,6 +64,7 @@ class ApplyStats:
     reused: int = 0
     written: int = 0
     deleted: int = 0
+    held: int = 0  # rows left alone: newer versions from another clone's commits (server catalog)
     seconds: float = 0.0
 
 
@@ -124,6 +125,7 @@ class Index:
                     conn.close()
                     problem = "the index was made by another version or model"
                 else:
+                    dbmod.upgrade(conn)
                     self._conn, self._ino = conn, ino
                     return conn
             except dbmod.database_errors() as e:

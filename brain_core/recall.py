@@ -19,6 +19,7 @@ import numpy as np
 
 from .confidence import assess
 from .embed import embed_later
+from .places import givers, neighbours, sources, with_neighbours, with_source_context
 from .errors import BrainError, InvalidInput
 from .records import Record
 from .stopwords import FUNCTION_WORDS
@@ -71,6 +72,7 @@ class RecallParams:
     vector_weight: float = 0.5
     rrf_k: int = 60
     source_weight: float = 0.3   # lift from other matches with the same source (0: off)
+    neighbour_weight: float = 0.3  # lift for the records written next to a match in its source (0: off)
     candidates: int = 100
     half_life_days: float = 180.0
     decay_floor: float = 0.6
@@ -303,22 +305,6 @@ def fuse(stages: dict[int, dict[str, Any]], params: RecallParams) -> dict[int, f
     return fused
 
 
-def with_source_context(fused: dict[int, float], sources: dict[int, str], params: RecallParams) -> dict[int, float]:
-    """Lift each candidate by ``source_weight`` x the best three fused scores among the candidates
-    that share its source (one agent session, one meeting, one conversation), itself included.
-
-    A record alone in its source (or with none) is lifted by its own score only, so the lift
-    changes the order only where several records from one place match the question: the way a
-    passage is more likely relevant when its document is."""
-    if params.source_weight <= 0:
-        return fused
-    groups: dict[Any, list[float]] = {}
-    for rowid, f in fused.items():
-        groups.setdefault(sources.get(rowid) or rowid, []).append(f)
-    context = {g: sum(sorted(v, reverse=True)[:3]) for g, v in groups.items()}
-    return {r: f + params.source_weight * context[sources.get(r) or r] for r, f in fused.items()}
-
-
 def adjust(fused: float, created_ts: float, dates: list, decay: float, params: RecallParams) -> tuple[float, bool]:
     """The fused score lowered by decay and lifted when the record was made on a date the question names."""
     dated = bool(dates) and any(d.contains(created_ts) for d in dates)
@@ -374,8 +360,16 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         return _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, bool(fq), query)
 
     fused = fuse(stages, params)
-    if params.source_weight > 0:
-        fused = with_source_context(fused, _sources(conn, list(fused)), params)
+    near: dict[int, float] = {}
+    if params.source_weight > 0 or params.neighbour_weight > 0:
+        src = sources(conn, list(fused))
+        if params.neighbour_weight > 0:
+            where, wargs = where_of(profile, type, tag, shelves)
+            lifted = with_neighbours(fused, neighbours(conn, givers(fused, src), where, wargs), params.neighbour_weight)
+            near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
+            src.update(sources(conn, [r for r in lifted if r not in src]))
+            fused = lifted
+        fused = with_source_context(fused, src, params)
     pool = shortlist(fused, k, bool(cand.dates))
     docs = _load(conn, pool)
     use = usage.get([docs[r]["path"] for r in pool if r in docs])
@@ -385,16 +379,17 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     scored = [s for s in scored if s[0] > 0]  # a score of 0 matched nothing: never padding
     for score, rowid, decay, uses, dated in scored[:k]:
         d = docs[rowid]
-        st = stages[rowid]
+        st = stages.get(rowid, {})
         ex = None
         if explain:
             ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
+                  "neighbours": round(near.get(rowid, 0.0), 4),
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
                   "dated": dated, "ms": cand.ms}
             if backend != "sqlite":
                 ex["backend"] = backend
         hits.append(_hit(d, score, ex, now))
-    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages[s[1]] for s in scored[:k]])
+    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages.get(s[1], {}) for s in scored[:k]])
     if touch:
         usage.bump([h.path for h in hits], now, why="recalled")
     return hits
@@ -440,14 +435,6 @@ def _rowids_matching(conn, rowids: list[int], where: str, wargs: list) -> set[in
         chunk = rowids[start:start + 500]
         q = f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(chunk))}) AND {where}"
         out |= {r for (r,) in conn.execute(q, [*chunk, *wargs])}
-    return out
-
-
-def _sources(conn, rowids: list[int]) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        out.update(conn.execute(f"SELECT rowid, source FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
     return out
 
 

@@ -11,6 +11,8 @@ import json
 import math
 import re
 import secrets
+import threading
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -35,8 +37,21 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_last_ms = 0
+_id_lock = threading.Lock()
+
+
 def new_id(when: datetime | None = None) -> str:
-    when = when or datetime.now(timezone.utc)
+    """``YYYYMMDD-HHMMSSmmm-xxxxxx``: the time to the millisecond, then 3 random bytes. Ids made
+    for "now" in one process strictly increase (a later one in the same millisecond takes the
+    next), so a batch's records sort in the order they were written (recall reads a record's
+    neighbours in its source by this order)."""
+    global _last_ms
+    if when is None:
+        with _id_lock:
+            ms = max(time.time_ns() // 1_000_000, _last_ms + 1)
+            _last_ms = ms
+        when = datetime.fromtimestamp(ms // 1000, timezone.utc).replace(microsecond=ms % 1000 * 1000)
     return when.strftime("%Y%m%d-%H%M%S") + f"{when.microsecond // 1000:03d}-" + secrets.token_hex(3)
 
 

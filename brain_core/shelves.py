@@ -54,6 +54,7 @@ class Doc:
     checksum: str
     size: int
     mtime_ns: int
+    blob: str = ""  # the file's git blob id (a server catalog keeps it: docs/POSTGRES.md)
 
     @property
     def embed_text(self) -> str:
@@ -84,6 +85,11 @@ def bad_name(name: str) -> bool:
 
 def checksum(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob (``git hash-object``), without running git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def on_shelf(rel: str) -> bool:
@@ -207,7 +213,7 @@ def load_doc(rel: str, data: bytes, size: int, mtime_ns: int) -> Doc:
         record = Record.from_bytes(data, rel)
         if shelf == "lessons" and record.type != "lesson":
             raise MalformedRecord(rel, f"is on the lessons shelf but has type {record.type!r}")
-    return Doc(rel, shelf, record, checksum(data), size, mtime_ns)
+    return Doc(rel, shelf, record, checksum(data), size, mtime_ns, blob_id(data))
 
 
 def _knowledge_record(rel: str, data: bytes) -> Record:

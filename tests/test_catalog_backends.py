@@ -88,6 +88,18 @@ def test_query_syntax_never_errors(any_brain, query):
     assert isinstance(any_brain.recall(query), list)
 
 
+def test_the_records_written_next_to_a_match_are_lifted_on_both(any_brain):
+    b = any_brain
+    b.config.set("recall.vector_weight", 0.0)  # keyword matches only: the same candidates on both
+    turns = ["We planted tomatoes.", "What are you researching these days?", "Adoption agencies, mostly.",
+             "That sounds meaningful.", "Thanks!", "The bakery closed."]
+    b.remember_many([dict(body=t, type="event", created="2026-03-02T10:00:00Z", source="chat:1") for t in turns])
+    hits = b.recall("researching", k=10, explain=True)
+    assert [h.record.body for h in hits][0] == turns[1]
+    assert sorted(h.record.body for h in hits[1:]) == sorted(turns[0:1] + turns[2:4])
+    assert all(h.explain["neighbours"] > 0 for h in hits[1:])
+
+
 def test_incremental_index_catches_hand_edits_and_deletions_without_reembedding(any_brain):
     b = any_brain
     for i in range(5):

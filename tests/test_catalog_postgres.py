@@ -290,3 +290,57 @@ def test_the_keyword_stage_leaves_common_words_out_of_its_query_on_a_big_brain(p
     assert q('"deploy"', conn) == "deploy" and q(None, conn) is None
     top = pg_brain.recall("when do staging deploys run", k=3, explain=True)[0]
     assert top.record.key == "staging-deploys" and top.explain["bm25"]["rank"] == 1
+
+
+def test_a_server_catalog_made_by_an_older_aida_gets_the_place_index_and_version_columns(pg_brain):
+    b = pg_brain
+    b.remember("The ledger settles nightly.", key="ledger")
+    conn = b.index.conn()
+    name = f"{b.index.schema}.docs_place"
+    conn.pg(f"DROP INDEX {name}")
+    conn.pg(f"ALTER TABLE {b.index.schema}.docs DROP COLUMN blob, DROP COLUMN host")
+    reader = reopen(b)
+    rconn = reader.index.conn()
+    assert rconn.pg("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
+    assert rconn.pg("SELECT blob, host FROM docs").fetchall() == [(None, None)]  # an older Aida's row
+    assert [h.record.key for h in reader.recall("ledger settles")] == ["ledger"]
+    reader.remember("The ledger closes at midnight.", key="ledger-close")
+    assert rconn.pg("SELECT host FROM docs WHERE key = 'ledger-close'").fetchone()[0] == reader.index.host
+    reader.close()
+
+
+def test_a_clone_that_is_behind_leaves_the_newer_rows_of_another_clone_alone(tmp_path, embedder, pg_dsn):  # noqa: F811
+    settings("postgres", pg_dsn, "behind" + uuid.uuid4().hex[:8])
+    a = Brain.init(tmp_path / "a", embedder=embedder)
+    a.remember("The release train leaves every second Thursday.", key="release-train")
+    subprocess.run(["git", "clone", "-q", str(a.root), str(tmp_path / "b")], check=True)
+    b = Brain.open(tmp_path / "b")
+    b._embedder = embedder
+    b.remember("Standups moved to half past nine.", key="standup-time")  # only in b's history
+    b.remember("The release train now leaves every Thursday.", key="release-train")  # a newer version
+
+    out = _aida(a.root, "brain", "index")
+    assert out.returncode == 0, out.stderr
+    assert "Left 2 record(s) as the catalog has them" in out.stdout
+    report, stats = a.index.sync()  # a has not pulled: its files are older than the catalog's rows
+    assert set(report.deleted) == {"memories/me/standup-time.json"}
+    assert [d.path for d in report.modified] == ["memories/me/release-train.json"]
+    assert stats.held == 2 and stats.deleted == 0 and stats.written == 0
+    assert [h.record.key for h in a.recall("when are standups", k=1)] == ["standup-time"]
+    assert "every Thursday" in a.recall("release train", k=1)[0].record.body
+
+    subprocess.run(["git", "-C", str(a.root), "pull", "-q", "--no-rebase", str(b.root), "main"], check=True,
+                   capture_output=True)
+    report, stats = a.index.sync()  # caught up: nothing to replace, nothing held
+    assert report.changes == 0 and stats.held == 0
+
+    path = a.root / "memories/me/release-train.json"
+    for text in ("The release train leaves on Fridays.", "The release train leaves on Mondays."):
+        data = json.loads(path.read_text())
+        data["body"] = text
+        path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        report, stats = a.index.sync()  # a's own edits (the second never committed) replace its rows
+        assert stats.held == 0 and stats.written == 1
+        assert a.recall("release train", k=1)[0].record.body == text
+    a.close()
+    b.close()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.recall import DEFAULT_SHELVES, _filters, _rowids_matching, _sources, gather
+from brain_core.places import sources as _sources
+from brain_core.recall import DEFAULT_SHELVES, _filters, _rowids_matching, gather
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from brain_core.config import Config
-from brain_core.recall import RecallParams, fuse, with_source_context
+from brain_core.places import with_source_context
+from brain_core.recall import RecallParams, fuse
 from brain_core.when import DateSpan, find_dates
 
 

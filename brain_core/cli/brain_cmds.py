@@ -177,6 +177,9 @@ def cmd_index(args, ctx) -> int:
             print(f"aida: warning: {p.path} {p.message}", file=sys.stderr)
         print(f"Index: {report.summary()}; {stats.embedded} embedded, {stats.reused} reused "
               f"({time.perf_counter() - t0:.2f} s)")
+        if stats.held:
+            print(f"Left {stats.held} record(s) as the catalog has them: another clone indexed newer versions "
+                  "from commits this one has not pulled (`git pull`, then index again).")
     committed = _commit_hand_edits(brain, {p.path for p in problems})
     if committed:
         print(f"Committed {committed} hand-edited file(s) to the brain's history.")

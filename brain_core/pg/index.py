@@ -27,7 +27,7 @@ import numpy as np
 from .. import db as dbmod
 from ..catalog import file_sum, tx
 from ..db import header_problem
-from ..errors import MissingDependency
+from ..errors import BrainError, MissingDependency
 from ..index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
 from ..locks import FileLock
 from ..shelves import Doc, created_ts, json_tags
@@ -117,6 +117,7 @@ CREATE TABLE {schema}.docs(
     id text, key text, type text, profile text, tags text, body text, source text,
     created text, created_ts double precision, expires text,
     checksum text NOT NULL, text_sha text NOT NULL, size bigint, mtime_ns bigint,
+    blob text, host text,  -- the version's git blob id, and the clone that wrote the row
     embedding vector({dim}) NOT NULL,
     fts tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector('english', replace(coalesce(key, ''), '-', ' ')), 'A') ||
@@ -135,22 +136,24 @@ CREATE VIEW {schema}.dirs AS
 
 
 SEARCH_INDEXES = """
+CREATE INDEX IF NOT EXISTS docs_place ON {schema}.docs(source, created_ts, id);
 CREATE INDEX IF NOT EXISTS docs_fts ON {schema}.docs USING gin(fts);
 CREATE INDEX IF NOT EXISTS docs_hnsw ON {schema}.docs USING hnsw (embedding vector_cosine_ops)
     WITH (m = 16, ef_construction = 64);
 """
 
 _DOC_COLS = ("path", "shelf", "id", "key", "type", "profile", "tags", "body", "source", "created", "created_ts",
-             "expires", "checksum", "text_sha", "size", "mtime_ns")
+             "expires", "checksum", "text_sha", "size", "mtime_ns", "blob", "host")
 UPSERT = (f"INSERT INTO docs({', '.join(_DOC_COLS)}, embedding) VALUES({', '.join(['%s'] * len(_DOC_COLS))}, %s) "
           f"ON CONFLICT (path) DO UPDATE SET "
           + ", ".join(f"{c}=EXCLUDED.{c}" for c in _DOC_COLS[1:] + ("embedding",)))
 
 
-def doc_row(doc: Doc, vec) -> tuple:
+def doc_row(doc: Doc, vec, host: str) -> tuple:
     r = doc.record
     return (doc.path, doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
-            created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns, vec_param(vec))
+            created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns, doc.blob or None, host,
+            vec_param(vec))
 
 
 class PgIndex(Index):
@@ -195,11 +198,25 @@ class PgIndex(Index):
         conn = self._open(self.schema)
         problem = self.schema_problem(conn)
         if problem is None:
+            self._upgrade(conn)
             self._conn = conn
             return conn
         conn.close()
         self._create_from_files(problem + "; building it from the files")
         return self.conn()
+
+    def _upgrade(self, conn) -> None:
+        """What a catalog made by an older Aida lacks: recall's neighbour index, and the columns
+        that let clones that are behind leave newer rows alone (:meth:`_newer_elsewhere`)."""
+        try:
+            if conn.pg("SELECT to_regclass(%s)", (f"{self.schema}.docs_place",)).fetchone()[0] is None:
+                conn.pg(f"CREATE INDEX IF NOT EXISTS docs_place ON {self.schema}.docs(source, created_ts, id)")
+            if conn.pg("SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND table_name = 'docs' "
+                       "AND column_name = 'host'", (self.schema,)).fetchone() is None:
+                conn.pg(f"ALTER TABLE {self.schema}.docs ADD COLUMN IF NOT EXISTS blob text, "
+                        "ADD COLUMN IF NOT EXISTS host text")
+        except database_errors():
+            pass  # a role that may not alter the catalog still recalls (more slowly) and applies as before
 
     def schema_problem(self, conn) -> str | None:
         if conn.pg("SELECT to_regclass(%s)", (f"{self.schema}.meta",)).fetchone()[0] is None:
@@ -227,9 +244,11 @@ class PgIndex(Index):
         conn = conn or self.conn()
         t0 = time.perf_counter()
         stats = ApplyStats()
-        docs = list(report.new) + list(report.modified)
+        held = self._newer_elsewhere(conn, list(report.deleted) + [d.path for d in report.modified])
+        stats.held = len(held)
+        docs = list(report.new) + [d for d in report.modified if d.path not in held]
         with tx(conn):
-            for path in report.deleted:
+            for path in (p for p in report.deleted if p not in held):
                 stats.deleted += conn.pg("DELETE FROM docs WHERE path = %s", (path,)).rowcount
             conn.executemany("INSERT OR REPLACE INTO problems VALUES(?,?,?)",
                              [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
@@ -241,7 +260,7 @@ class PgIndex(Index):
             stats.reused += reused
             stats.embedded += len(batch) - reused
             with tx(conn):
-                conn.pg_many(UPSERT, [doc_row(d, v) for d, v in zip(batch, vectors)])
+                conn.pg_many(UPSERT, [doc_row(d, v, self.host) for d, v in zip(batch, vectors)])
                 conn.pg("DELETE FROM problems WHERE path = ANY(%s)", ([d.path for d in batch],))
                 stats.written += len(batch)
             if progress:
@@ -255,6 +274,26 @@ class PgIndex(Index):
             conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
         stats.seconds = time.perf_counter() - t0
         return stats
+
+    def _newer_elsewhere(self, conn, paths: list[str]) -> set[str]:
+        """Of the rows this clone's scan would replace or delete, those another clone wrote from a
+        version this clone has never seen (its git blob is not in this clone's object store): a
+        commit this clone has not pulled yet, so its own file is older. They are left as they are.
+        Rows of older Aida versions (no blob) and this clone's own rows are replaced as before."""
+        if not paths:
+            return set()
+        rows = conn.pg("SELECT path, blob FROM docs WHERE path = ANY(%s) AND blob IS NOT NULL "
+                       "AND host IS DISTINCT FROM %s", (paths, self.host)).fetchall()
+        if not rows:
+            return set()
+        from ..gitsync import Git
+
+        try:
+            seen = Git(self.root).has_objects(sorted({b for _, b in rows}))
+        except BrainError as e:  # no git here: replace as before, and say why
+            self.notice(f"could not ask git which versions this clone has ({e}); applying every change")
+            return set()
+        return {p for p, b in rows if b not in seen}
 
     def _vectors_for(self, conn, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
         shas = list({d.text_sha for d in docs})
@@ -281,7 +320,7 @@ class PgIndex(Index):
         doc = load_doc(rel, data, st.st_size, st.st_mtime_ns)
         vectors, _ = self._vectors_for(conn, [doc])
         with tx(conn):
-            conn.pg(UPSERT, doc_row(doc, vectors[0]))
+            conn.pg(UPSERT, doc_row(doc, vectors[0], self.host))
             self._note_dirs(conn, rel)
 
     def remove_file(self, rel: str) -> None:

@@ -1,0 +1,148 @@
+"""Places before passages: the records written next to a strong match in its source (a conversation,
+a meeting, an agent session) are lifted by it, and join the candidates when they share no word with
+the question. Real brains (git repo, files, SQLite catalog); the vector stage is switched off where
+a test needs exact candidates, so nothing depends on the embedding model's build."""
+
+from __future__ import annotations
+
+import pytest
+
+from brain_core import Brain
+from brain_core.places import givers, neighbours, with_neighbours
+from brain_core.records import new_id
+from brain_core.recall import DEFAULT_SHELVES, _filters
+
+TALK = ["We planted tomatoes in the garden this weekend.",
+        "What are you researching these days?",
+        "Adoption agencies, mostly. I want to give a child a home.",
+        "That sounds meaningful, good luck with it.",
+        "Thanks! I will tell you how it goes.",
+        "By the way, the bakery on the corner closed."]
+
+
+@pytest.fixture
+def talk(tmp_path, embedder):
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.config.set("recall.vector_weight", 0.0)  # keyword matches only: exact candidates
+    recs = b.remember_many([dict(body=t, type="event", created="2026-03-02T10:00:00Z", source="chat:session-1")
+                            for t in TALK], message="a conversation")
+    yield b, [r.id for r in recs]
+    b.close()
+
+
+def _keys(hits):
+    return [h.record.body for h in hits]
+
+
+def test_ids_made_in_one_process_keep_the_order_they_were_made_in():
+    ids = [new_id() for _ in range(3000)]  # far more than one a millisecond
+    assert ids == sorted(ids)
+    assert len({i[:18] for i in ids}) == len(ids)  # the time parts differ, not only the random tail
+
+
+def test_the_answer_after_the_question_turn_is_found_without_sharing_a_word(talk):
+    b, ids = talk
+    hits = b.recall("what is she researching", k=10, explain=True)
+    bodies = _keys(hits)
+    assert bodies[0] == TALK[1]  # the keyword match stays first
+    assert TALK[2] in bodies  # the answer: no word of the question
+    assert TALK[0] in bodies and TALK[3] in bodies  # two on each side
+    assert TALK[4] not in bodies and TALK[5] not in bodies  # three away: not lifted
+    by_body = {h.record.body: h for h in hits}
+    assert by_body[TALK[2]].explain["bm25"] is None
+    assert by_body[TALK[2]].explain["neighbours"] > 0
+    assert by_body[TALK[1]].explain["neighbours"] == 0
+
+
+def test_a_weight_of_zero_switches_neighbours_off(talk):
+    b, _ = talk
+    b.config.set("recall.neighbour_weight", 0.0)
+    assert _keys(b.recall("what is she researching", k=10)) == [TALK[1]]
+
+
+def test_neighbours_stay_inside_their_source_and_their_sitting(tmp_path, embedder):
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.config.set("recall.vector_weight", 0.0)
+    b.remember_many([
+        dict(body="Another chat, written in between.", type="event", created="2026-03-02T10:00:00Z", source="chat:other"),
+        dict(body="Which database did we pick for the ledger?", type="event", created="2026-03-02T10:00:00Z",
+             source="chat:one"),
+        dict(body="A week later, about something else.", type="event", created="2026-03-09T10:00:00Z",
+             source="chat:one"),
+        dict(body="Written by hand with no source.", type="event", created="2026-03-02T10:00:00Z"),
+    ])
+    assert _keys(b.recall("database ledger", k=10)) == ["Which database did we pick for the ledger?"]
+    b.close()
+
+
+def test_neighbours_obey_the_recall_filters(tmp_path, embedder):
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    b.config.set("recall.vector_weight", 0.0)
+    b.remember_many([dict(body="Her reply, in the work profile.", type="event", profile="work",
+                          created="2026-03-02T10:00:00Z", source="chat:s"),
+                     dict(body="What are you researching?", type="event", created="2026-03-02T10:00:00Z", source="chat:s"),
+                     dict(body="The next turn, a note.", type="note", created="2026-03-02T10:00:00Z", source="chat:s")])
+    assert _keys(b.recall("researching", k=10, profile="me")) == ["What are you researching?", "The next turn, a note."]
+    assert _keys(b.recall("researching", k=10, type="event")) == ["What are you researching?",
+                                                                  "Her reply, in the work profile."]
+    b.close()
+
+
+def test_the_catalog_query_returns_two_records_each_side_in_written_order(talk):
+    b, ids = talk
+    conn = b.index.conn()
+    rowid = {i: r for r, i in conn.execute("SELECT rowid, id FROM docs")}
+    where, wargs = _filters(None, None, None, DEFAULT_SHELVES)
+    around = neighbours(conn, [rowid[ids[0]], rowid[ids[3]], rowid[ids[5]]], where, wargs)
+    assert sorted(around[rowid[ids[0]]]) == sorted([rowid[ids[1]], rowid[ids[2]]])
+    assert sorted(around[rowid[ids[3]]]) == sorted([rowid[ids[2]], rowid[ids[1]], rowid[ids[4]], rowid[ids[5]]])
+    assert sorted(around[rowid[ids[5]]]) == sorted([rowid[ids[4]], rowid[ids[3]]])
+    assert neighbours(conn, [rowid[ids[0]]], where, wargs, span=1) == {rowid[ids[0]]: [rowid[ids[1]]]}
+    assert neighbours(conn, [], where, wargs) == {}
+    plan = " ".join(str(r) for r in conn.execute(
+        "EXPLAIN QUERY PLAN SELECT d.rowid FROM docs d WHERE d.source = ? AND (d.created_ts, d.id) < (?, ?) "
+        "ORDER BY d.created_ts DESC, d.id DESC LIMIT 2", ["chat:session-1", 0.0, ""]))
+    assert "docs_place" in plan  # an index seek, not a scan of the source
+
+
+def test_the_place_index_is_added_to_a_catalog_made_without_it(talk):
+    b, _ = talk
+    conn = b.index.conn()
+    conn.execute("DROP INDEX docs_place")
+    b.index.close()
+    conn = b.index.conn()
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'docs_place'").fetchone() is not None
+
+
+def test_each_neighbour_takes_the_best_lift_and_no_match_lifts_itself():
+    fused = {1: 1.0, 2: 0.4, 3: 0.0}
+    around = {1: [2, 3, 4], 2: [1, 3]}
+    out = with_neighbours(fused, around, 0.3)
+    assert out[1] == pytest.approx(1.0 + 0.3 * 0.4)  # lifted by 2, not by itself
+    assert out[2] == pytest.approx(0.4 + 0.3 * 1.0)
+    assert out[3] == pytest.approx(0.3 * 1.0)  # the best of 1 and 2
+    assert out[4] == pytest.approx(0.3)  # no candidate before: joins
+    assert with_neighbours(fused, around, 0.0) is fused
+    assert with_neighbours(fused, {}, 0.3) is fused
+
+
+def test_givers_are_the_best_matches_that_have_a_place():
+    fused = {5: 0.9, 2: 0.9, 7: 0.8, 1: 0.7, 9: 0.0}
+    sources = {5: "a", 2: "b", 7: "", 1: "c", 9: "d"}
+    assert givers(fused, sources) == [2, 5, 1]  # ties by rowid; no source, or no score, gives nothing
+    assert givers(fused, sources, n=2) == [2, 5]
+
+
+def test_the_neighbours_of_many_matches_come_back_for_every_chunk(tmp_path, embedder):
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    recs = b.remember_many([dict(body=f"Turn {i} of a long meeting.", type="event", created="2026-03-02T10:00:00Z",
+                                 source="meeting:long") for i in range(260)])
+    conn = b.index.conn()
+    rowid = {i: r for r, i in conn.execute("SELECT rowid, id FROM docs")}
+    order = [rowid[r.id] for r in recs]
+    where, wargs = _filters(None, None, None, DEFAULT_SHELVES)
+    around = neighbours(conn, order, where, wargs)  # 520 lookups: more than one SQLite compound allows
+    assert len(around) == 260
+    for i, r in enumerate(order):
+        assert sorted(around[r]) == sorted(order[max(0, i - 2):i] + order[i + 1:i + 3])
+    b.close()
