@@ -45,7 +45,7 @@ MODULES = [
     ("router-yaml", "brain_core/defaults/router.yaml", ["tests/test_router.py"]),
     ("brain", "brain_core/brain.py", ["tests/test_brain_writes.py", "tests/test_bad_input.py", "tests/test_brain_core.py",
                                       "tests/test_abstracts.py", "tests/test_use_signal.py",
-                                      "tests/test_redact_doors.py"]),
+                                      "tests/test_redact_doors.py", "tests/test_brain_contract.py"]),
     ("watermark", "brain_core/harvest/watermark.py", ["tests/test_harvest_watermark.py"]),
     ("glossary", "brain_core/voice/glossary.py", ["tests/test_glossary.py", "tests/test_glossary_rules.py"]),
     ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
