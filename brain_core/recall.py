@@ -344,9 +344,9 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     n = max(params.candidates, k * 4)
     backend = getattr(index, "backend", "sqlite")
     if backend == "postgres":  # the two stages run on the server; everything after them is shared
-        from .pg.recall import filters as where_of, gather as stages_of
+        from .pg.recall import filters as where_of, gather as stages_of, neighbours as near_of
     else:
-        where_of, stages_of = _filters, gather
+        where_of, stages_of, near_of = _filters, gather, neighbours
     # recency mode needs the keyword matches to know what the question is about, whatever the weights
     cand = stages_of(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
                      query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
@@ -365,7 +365,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         src = sources(conn, list(fused))
         if params.neighbour_weight > 0:
             where, wargs = where_of(profile, type, tag, shelves)
-            lifted = with_neighbours(fused, neighbours(conn, givers(fused, src), where, wargs), params.neighbour_weight)
+            lifted = with_neighbours(fused, near_of(conn, givers(fused, src), where, wargs), params.neighbour_weight)
             near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
             src.update(sources(conn, [r for r in lifted if r not in src]))
             fused = lifted

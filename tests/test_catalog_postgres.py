@@ -344,3 +344,28 @@ def test_a_clone_that_is_behind_leaves_the_newer_rows_of_another_clone_alone(tmp
         assert a.recall("release train", k=1)[0].record.body == text
     a.close()
     b.close()
+
+
+def test_the_servers_neighbour_lookup_agrees_with_sqlites(pg_brain):
+    from brain_core.pg.recall import filters, neighbours as pg_neighbours
+    from brain_core.places import neighbours
+    from brain_core.recall import DEFAULT_SHELVES, _filters
+
+    b = pg_brain
+    b.remember_many([dict(body=f"Turn {i} of the planning meeting.", type="event", created="2026-03-02T10:00:00Z",
+                          source="meeting:plan", profile="work" if i % 7 == 0 else "me") for i in range(130)]
+                    + [dict(body="A later meeting.", type="event", created="2026-03-04T10:00:00Z", source="meeting:plan"),
+                       dict(body="No place.", type="event", created="2026-03-02T10:00:00Z")])
+
+    def by_id(conn, fn, where, wargs):
+        ids = dict(conn.execute("SELECT rowid, id FROM docs").fetchall())
+        around = fn(conn, list(ids), where, wargs)
+        return {ids[g]: sorted(ids[r] for r in near) for g, near in around.items()}
+
+    pg = by_id(b.index.conn(), pg_neighbours, *filters("me", None, None, DEFAULT_SHELVES))
+    settings("sqlite")
+    local = reopen(b)
+    lite = by_id(local.index.conn(), neighbours, *_filters("me", None, None, DEFAULT_SHELVES))
+    assert pg == lite
+    assert sum(len(v) for v in pg.values()) > 400 and all(len(v) <= 4 for v in pg.values())
+    local.close()
