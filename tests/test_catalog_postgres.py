@@ -196,13 +196,19 @@ def test_lifecycle_jobs_read_the_same_vectors_from_either_catalog(tmp_path, embe
     p.close()
 
 
-def test_two_clones_share_one_catalog_and_keep_their_own_folder_times(tmp_path, embedder, pg_dsn):  # noqa: F811
-    settings("postgres", pg_dsn, "team" + uuid.uuid4().hex[:8])
+def _two_clones(tmp_path, embedder, dsn: str, name: str, body: str) -> tuple[Brain, Brain]:
+    """Brain a with one record, and b a git clone of it, sharing one server catalog."""
+    settings("postgres", dsn, name + uuid.uuid4().hex[:8])
     a = Brain.init(tmp_path / "a", embedder=embedder)
-    a.remember("The team's release train leaves every second Thursday.", key="release-train")
+    a.remember(body, key="release-train")
     subprocess.run(["git", "clone", "-q", str(a.root), str(tmp_path / "b")], check=True)
     b = Brain.open(tmp_path / "b")
     b._embedder = embedder
+    return a, b
+
+
+def test_two_clones_share_one_catalog_and_keep_their_own_folder_times(tmp_path, embedder, pg_dsn):  # noqa: F811
+    a, b = _two_clones(tmp_path, embedder, pg_dsn, "team", "The team's release train leaves every second Thursday.")
     assert b.index.host != a.index.host and b.index.schema == a.index.schema
     assert b.index.stale_dirs()  # the clone's folders are new to the catalog
     assert b.recall("when does the release train leave", k=1)[0].record.key == "release-train"
@@ -310,12 +316,7 @@ def test_a_server_catalog_made_by_an_older_aida_gets_the_place_index_and_version
 
 
 def test_a_clone_that_is_behind_leaves_the_newer_rows_of_another_clone_alone(tmp_path, embedder, pg_dsn):  # noqa: F811
-    settings("postgres", pg_dsn, "behind" + uuid.uuid4().hex[:8])
-    a = Brain.init(tmp_path / "a", embedder=embedder)
-    a.remember("The release train leaves every second Thursday.", key="release-train")
-    subprocess.run(["git", "clone", "-q", str(a.root), str(tmp_path / "b")], check=True)
-    b = Brain.open(tmp_path / "b")
-    b._embedder = embedder
+    a, b = _two_clones(tmp_path, embedder, pg_dsn, "behind", "The release train leaves every second Thursday.")
     b.remember("Standups moved to half past nine.", key="standup-time")  # only in b's history
     b.remember("The release train now leaves every Thursday.", key="release-train")  # a newer version
 
