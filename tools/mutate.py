@@ -51,9 +51,10 @@ MODULES = [
     ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
                                         "tests/test_recall_tuning.py", "tests/test_recall_recent.py",
                                         "tests/test_hit_json.py", "tests/test_vector_cache.py",
-                                        "tests/test_recall_parts.py", "tests/test_recall_threads.py"]),
+                                        "tests/test_recall_parts.py", "tests/test_recall_threads.py",
+                                        "tests/test_recall_math.py"]),
     ("places", "brain_core/places.py", ["tests/test_places.py", "tests/test_recall_tuning.py",
-                                        "tests/test_recall_parts.py"]),
+                                        "tests/test_recall_parts.py", "tests/test_recall_math.py"]),
     ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py",
                                       "tests/test_vector_cache.py", "tests/test_brain_writes.py"]),
 ]
