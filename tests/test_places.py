@@ -99,6 +99,7 @@ def test_the_catalog_query_returns_two_records_each_side_in_written_order(talk):
     assert sorted(around[rowid[ids[5]]]) == sorted([rowid[ids[4]], rowid[ids[3]]])
     assert neighbours(conn, [rowid[ids[0]]], where, wargs, span=1) == {rowid[ids[0]]: [rowid[ids[1]]]}
     assert neighbours(conn, [], where, wargs) == {}
+    assert neighbours(conn, [rowid[ids[0]]], where, wargs, span=0) == {}
     plan = " ".join(str(r) for r in conn.execute(
         "EXPLAIN QUERY PLAN SELECT d.rowid FROM docs d WHERE d.source = ? AND (d.created_ts, d.id) < (?, ?) "
         "ORDER BY d.created_ts DESC, d.id DESC LIMIT 2", ["chat:session-1", 0.0, ""]))
@@ -124,6 +125,8 @@ def test_each_neighbour_takes_the_best_lift_and_no_match_lifts_itself():
     assert out[4] == pytest.approx(0.3)  # no candidate before: joins
     assert with_neighbours(fused, around, 0.0) is fused
     assert with_neighbours(fused, {}, 0.3) is fused
+    assert with_neighbours({1: 0.5}, {9: [1]}, 0.3) == {1: 0.5}  # a match that is no candidate gives nothing
+    assert with_neighbours({1: 0.5, 3: 0.0}, {3: [5]}, 0.3) == {1: 0.5, 3: 0.0}  # nor one that scored 0
 
 
 def test_givers_are_the_best_matches_that_have_a_place():
@@ -145,4 +148,19 @@ def test_the_neighbours_of_many_matches_come_back_for_every_chunk(tmp_path, embe
     assert len(around) == 260
     for i, r in enumerate(order):
         assert sorted(around[r]) == sorted(order[max(0, i - 2):i] + order[i + 1:i + 3])
+    b.close()
+
+
+def test_a_match_with_no_source_does_not_stop_the_lookup_of_the_others(tmp_path, embedder):
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    lone = b.remember("Written by hand, with no source.", key="lone")
+    recs = b.remember_many([dict(body=t, type="event", created="2026-03-02T10:00:00Z", source="chat:s")
+                            for t in ("First turn.", "Second turn.", "Third turn.")])
+    conn = b.index.conn()
+    rowid = {i: r for r, i in conn.execute("SELECT rowid, id FROM docs")}
+    assert rowid[lone.id] < rowid[recs[1].id]  # the one without a place comes first
+    where, wargs = _filters(None, None, None, DEFAULT_SHELVES)
+    around = neighbours(conn, [rowid[lone.id], rowid[recs[1].id]], where, wargs)
+    assert around[rowid[lone.id]] == []
+    assert sorted(around[rowid[recs[1].id]]) == sorted([rowid[recs[0].id], rowid[recs[2].id]])
     b.close()
