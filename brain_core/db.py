@@ -14,6 +14,8 @@ from typing import Any
 from .errors import MissingDependency
 
 SCHEMA_VERSION = "1"
+# recall's neighbour lookups (places.py); added to older catalogs by upgrade()
+PLACE_INDEX = "CREATE INDEX IF NOT EXISTS docs_place ON docs(source, created_ts, id)"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
@@ -27,14 +29,13 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_profile_key ON docs(profile, key);
 CREATE INDEX IF NOT EXISTS docs_created ON docs(created_ts);
 CREATE INDEX IF NOT EXISTS docs_text_sha ON docs(text_sha);
-CREATE INDEX IF NOT EXISTS docs_place ON docs(source, created_ts, id);
 CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, message TEXT NOT NULL, checksum TEXT);
 CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     key, body, tags, tokenize='porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_vec USING vec0(
     embedding float[{dim}] distance_metric=cosine, shelf text, profile text, type text);
-"""
+""" + PLACE_INDEX + ";\n"
 
 _driver: Any = None
 
@@ -99,9 +100,6 @@ def create_schema(conn, dim: int, model_id: str) -> None:
     conn.executescript(SCHEMA.replace("{dim}", str(dim)))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('model', ?)", (model_id,))
-
-
-PLACE_INDEX = "CREATE INDEX IF NOT EXISTS docs_place ON docs(source, created_ts, id)"
 
 
 def upgrade(conn) -> None:

@@ -366,7 +366,8 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         if params.neighbour_weight > 0:
             where, wargs = where_of(profile, type, tag, shelves)
             lifted = with_neighbours(fused, near_of(conn, givers(fused, src), where, wargs), params.neighbour_weight)
-            near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
+            if explain:
+                near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
             src.update(sources(conn, [r for r in lifted if r not in src]))
             fused = lifted
         fused = with_source_context(fused, src, params)

@@ -135,8 +135,8 @@ CREATE VIEW {schema}.dirs AS
 """
 
 
-SEARCH_INDEXES = """
-CREATE INDEX IF NOT EXISTS docs_place ON {schema}.docs(source, created_ts, id);
+PLACE_INDEX = "CREATE INDEX IF NOT EXISTS docs_place ON {schema}.docs(source, created_ts, id)"  # places.py
+SEARCH_INDEXES = PLACE_INDEX + """;
 CREATE INDEX IF NOT EXISTS docs_fts ON {schema}.docs USING gin(fts);
 CREATE INDEX IF NOT EXISTS docs_hnsw ON {schema}.docs USING hnsw (embedding vector_cosine_ops)
     WITH (m = 16, ef_construction = 64);
@@ -210,7 +210,7 @@ class PgIndex(Index):
         that let clones that are behind leave newer rows alone (:meth:`_newer_elsewhere`)."""
         try:
             if conn.pg("SELECT to_regclass(%s)", (f"{self.schema}.docs_place",)).fetchone()[0] is None:
-                conn.pg(f"CREATE INDEX IF NOT EXISTS docs_place ON {self.schema}.docs(source, created_ts, id)")
+                conn.pg(PLACE_INDEX.format(schema=self.schema))
             if conn.pg("SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND table_name = 'docs' "
                        "AND column_name = 'host'", (self.schema,)).fetchone() is None:
                 conn.pg(f"ALTER TABLE {self.schema}.docs ADD COLUMN IF NOT EXISTS blob text, "
