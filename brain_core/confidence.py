@@ -117,16 +117,31 @@ def word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[
     where: dict[str, set[int]] = {}
     if not words:
         return weights, where
+    if on_postgres(conn):
+        return _pg_word_stats(conn, words, rowids)
     total = conn.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-    pg = on_postgres(conn)
     fill_candidates(conn, rowids)
     for w in words:
-        q = w if pg else f'"{w}"'
-        sql = ("SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', ?) LIMIT ?) x" if pg
-               else "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)")
-        df = conn.execute(sql, (q, DF_CAP)).fetchone()[0]
+        df = conn.execute("SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
+                          (f'"{w}"', DF_CAP)).fetchone()[0]
         weights[w] = math.log(1 + (total + 1) / (df + 0.5))
-        where[w] = matching(conn, q, rowids, filled=True) if df else set()
+        where[w] = matching(conn, f'"{w}"', rowids, filled=True) if df else set()
+    return weights, where
+
+
+# every word's capped count and matches among the candidates in one round trip to the server
+_PG_WORD_STATS = (
+    "SELECT t.w, (SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT ?) x), "
+    "ARRAY(SELECT rowid FROM docs WHERE rowid = ANY(?::bigint[]) AND fts @@ plainto_tsquery('english', t.w)), "
+    "(SELECT max(rowid) FROM docs) FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) ORDER BY t.i")
+
+
+def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[str, float], dict[str, set[int]]]:
+    weights: dict[str, float] = {}
+    where: dict[str, set[int]] = {}
+    for w, df, found, total in conn.execute(_PG_WORD_STATS, (DF_CAP, list(rowids), list(words))).fetchall():
+        weights[w] = math.log(1 + ((total or 0) + 1) / (df + 0.5))
+        where[w] = set(found)
     return weights, where
 
 
@@ -142,8 +157,8 @@ def matching(conn, fts: str, rowids: Sequence[int], filled: bool = False) -> set
     done for these rowids), so a word that a hundred thousand records contain costs no more than a
     rare one."""
     if on_postgres(conn):
-        sql = "SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', ?) AND rowid = ?"
-        return {r for r in rowids if conn.execute(sql, (fts, r)).fetchone()}
+        sql = "SELECT rowid FROM docs WHERE rowid = ANY(?::bigint[]) AND fts @@ plainto_tsquery('english', ?)"
+        return {r for (r,) in conn.execute(sql, (list(rowids), fts)).fetchall()}
     rowids = list(rowids)
     if not rowids:
         return set()

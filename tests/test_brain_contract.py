@@ -58,6 +58,41 @@ def test_init_again_restores_the_layout_in_one_commit_and_otherwise_commits_noth
     restored.close()
 
 
+def test_init_keeps_a_folders_own_gitignore_and_glossary_and_commits_them(tmp_path, embedder):
+    root = tmp_path / "brain"
+    root.mkdir()
+    (root / ".gitignore").write_text(".aida/\nscratch/\n")
+    (root / "glossary.yaml").write_text("terms:\n  - name: Siobhan\n    aliases: [Shivon]\n")
+    b = Brain.init(root, embedder=embedder)
+    assert (root / ".gitignore").read_text() == ".aida/\nscratch/\n"
+    assert "Siobhan" in (root / "glossary.yaml").read_text()
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert {".gitignore", "glossary.yaml", "memories/.gitkeep", "events/.gitkeep"} <= set(tracked)
+    assert (root / "memories" / ".gitkeep").read_bytes() == b""
+    assert subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout == ""  # nothing of init's is left uncommitted
+    assert b.index.path.exists()  # the catalog is made with the brain, not on the first question
+    b.close()
+
+
+def test_a_writer_waits_for_the_brains_write_lock_held_by_another_process(brain):
+    import threading
+
+    from brain_core.locks import FileLock
+
+    other = FileLock(brain.root / ".aida" / "write.lock", timeout=5)  # as another process would take it
+    other.acquire()
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (brain.remember("The lock is shared.", key="lock"), done.set()))
+    t.start()
+    assert not done.wait(0.5)  # the write waits while the lock is held...
+    other.release()
+    assert done.wait(30)  # ...and goes ahead once it is released
+    t.join()
+    assert (brain.root / "memories/me/lock.json").exists()
+
+
 def test_init_uses_the_given_settings_and_model_and_signs_commits_with_the_identity(tmp_path, embedder):
     cfg = Config(path=tmp_path / "config.yaml", data={})
     cfg.set("identity.name", "Brain Keeper")
@@ -77,6 +112,19 @@ def test_open_shares_no_model_unless_given_and_refuses_a_folder_that_is_no_brain
     (tmp_path / "plain").mkdir()
     with pytest.raises(Exception, match="is not a brain"):
         Brain.open(tmp_path / "plain")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)  # a git repo, but no brain
+    with pytest.raises(Exception, match=r"repo is not a brain; create one with `aida brain init` or point "
+                                        r"--brain / \$AIDA_BRAIN at an existing one\.$"):
+        Brain.open(tmp_path / "repo")
+
+
+def test_open_uses_the_settings_it_is_given(tmp_path, embedder):
+    Brain.init(tmp_path / "brain", embedder=embedder).close()
+    cfg = Config(path=tmp_path / "config.yaml", data={})
+    cfg.set("identity.name", "Brain Keeper")
+    b = Brain.open(tmp_path / "brain", config=cfg)
+    assert b.config is cfg and b.git.name == "Brain Keeper"
+    b.close()
 
 
 # -- the write path -----------------------------------------------------------------------------------
@@ -203,3 +251,182 @@ def test_recall_uses_the_query_vector_it_is_given(brain):
     coffee = brain.embedder.embed(["coffee machine descaling"])[0]
     assert brain.recall("webhook retries", k=1)[0].record.key == "webhooks"
     assert brain.recall("webhook retries", k=1, query_vector=coffee)[0].record.key == "coffee"
+
+
+# -- a catalog that fails while answering -------------------------------------------------------------
+
+
+def _break_catalog(brain) -> None:
+    """Damage the catalog under the open brain, as a bad disk or a crashed tool would: its table of
+    records is gone. The files are untouched, so a rebuild from them gives every answer back."""
+    from brain_core import db
+
+    conn = db.driver().connect(str(brain.index.path))
+    conn.execute("DROP TABLE docs")
+    conn.commit()
+    conn.close()
+
+
+@pytest.fixture
+def team(brain):
+    """Four records on one subject, with the profile, type, tags and dates to tell them apart."""
+    brain.remember("The deploy window is 2pm on weekdays, agreed with the release team.", key="window",
+                   profile="work", type="decision", tags=["infra"], created="2026-03-01T09:00:00Z")
+    brain.remember("The deploy window on Fridays ends at noon.", key="friday", profile="work", type="decision",
+                   tags=["ops"], created="2026-04-01T09:00:00Z")
+    brain.remember("The garden app has no deploy window at all.", key="garden", profile="me", type="decision",
+                   tags=["infra"], created="2026-05-01T09:00:00Z")
+    brain.remember("Questions about a deploy window go to the release channel.", key="ask", profile="work",
+                   tags=["infra"], created="2026-06-01T09:00:00Z")
+    return brain
+
+
+@pytest.mark.parametrize("failing", [False, True], ids=["healthy", "failing-catalog"])
+def test_recall_passes_on_each_filter_even_when_the_catalog_fails_while_answering(team, failing, capsys):
+    def keys(**kw):
+        if failing:
+            _break_catalog(team)
+        return [h.record.key for h in team.recall("deploy window", **kw)]
+
+    assert sorted(keys(k=10)) == ["ask", "friday", "garden", "window"]
+    assert sorted(keys(k=10, profile="work")) == ["ask", "friday", "window"]
+    assert sorted(keys(k=10, type="decision")) == ["friday", "garden", "window"]
+    assert sorted(keys(k=10, tag="infra")) == ["ask", "garden", "window"]
+    assert len(keys(k=2)) == 2
+    assert keys(k=10, recent=True) == ["ask", "garden", "friday", "window"]  # newest first
+    assert len(keys()) == 4  # five by default: all four
+    notices = capsys.readouterr().err
+    assert notices.count("the index failed while answering (no such table: docs)") == (7 if failing else 0)
+
+
+@pytest.mark.parametrize("failing", [False, True], ids=["healthy", "failing-catalog"])
+def test_recall_keeps_its_options_when_the_catalog_is_rebuilt_mid_answer(team, failing):
+    def recall(*a, **kw):
+        if failing:
+            _break_catalog(team)
+        return team.recall(*a, **kw)
+
+    hits = recall("deploy window fridays", k=1, explain=True)
+    assert hits[0].record.key == "friday" and hits[0].explain is not None
+    assert recall("deploy window fridays", k=1)[0].explain is None
+    team.remember("Was the Friday deploy window too short?", type="lesson", tags=["feedback:down"])
+    assert [h.record.type for h in recall("Friday deploy window", k=5, shelves=["lessons"])] == ["lesson"]
+    path = "memories/me/garden.json"
+    recall("garden app deploy", k=1, touch=True)
+    assert team.usage.get([path])[path][0] == 1
+    team.config.set("recall.bm25_weight", 0.0)  # meaning only: the vector decides
+    noon = team.embedder.embed(["a garden with no deploys"])[0]
+    assert recall("release channel questions", k=1, query_vector=noon)[0].record.key == "garden"
+
+
+def test_recall_catches_up_inline_only_as_many_files_as_the_setting_allows(brain):
+    import time
+
+    brain.remember("Anchor note about the ledger.", key="anchor")
+    brain.config.set("index.catch_up_limit", 3)
+    (brain.root / "memories/codex").mkdir()
+    for i in range(5):  # arrived behind the index's back, as from `git pull`: more than the setting allows
+        rec = {"id": f"20260101-000000000-{i:06x}", "type": "fact", "key": f"pulled-{i}", "profile": "codex",
+               "body": f"Pulled memory {i}: the ledger closes at {i} pm.", "tags": []}
+        (brain.root / f"memories/codex/pulled-{i}.json").write_text(json.dumps(rec))
+    assert [h.record.key for h in brain.recall("ledger", k=20)] == ["anchor"]  # answered from the catalog as it is
+    deadline = time.time() + 60
+    while time.time() < deadline and (brain.index.rebuild_running() or brain.index.stale_dirs()):
+        time.sleep(0.1)
+    assert len(brain.recall("ledger closes", k=20)) == 6  # the background rebuild took them in
+
+
+# -- the write path, continued ---------------------------------------------------------------------------
+
+
+def _events(brain) -> list[dict]:
+    f = brain.root / ".aida" / "events.jsonl"
+    return [json.loads(line) for line in f.read_text().splitlines()] if f.exists() else []
+
+
+def test_a_record_left_uncommitted_by_a_crash_is_committed_with_the_next_batch(brain):
+    first = brain.remember("The backup runs nightly at 1am.", key="backup")
+    # a crash after the file write, before the commit: the file is on disk, git has it as changed
+    data = json.loads((brain.root / "memories/me/backup.json").read_text())
+    (brain.root / "memories/me/restore.json").write_text(json.dumps(
+        {**data, "id": first.id[:-1] + "0", "key": "restore", "body": "Restores are tested monthly."}))
+    commits = len(_log(brain.root))
+    brain.remember_many([dict(body="Restores are tested monthly.", key="restore"),
+                         dict(body="The backup bucket is versioned.", key="bucket")])
+    assert len(_log(brain.root)) == commits + 1
+    assert subprocess.run(["git", "-C", str(brain.root), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout == ""
+    assert sorted(e["key"] for e in _events(brain)[-2:]) == ["bucket", "restore"]
+
+
+def test_a_write_that_changes_nothing_tells_the_tray_nothing(brain):
+    brain.remember("The office closes at 6pm.", key="office")
+    before = _events(brain)
+    brain.remember("The office closes at 6pm.", key="office")
+    brain.remember_many([dict(body="The office closes at 6pm.", key="office")])
+    assert _events(brain) == before
+
+
+def test_a_damaged_record_file_is_replaced_by_the_next_write_of_its_key(brain):
+    (brain.root / "memories/me").mkdir()
+    (brain.root / "memories/me/printer.json").write_text("{ not json")
+    rec = brain.remember("The printer is on the third floor.", key="printer")
+    data = json.loads((brain.root / "memories/me/printer.json").read_text())
+    assert data["body"] == "The printer is on the third floor." and rec.supersedes is None
+
+
+def test_a_supersede_never_takes_a_supersedes_field_from_the_callers_extra(brain):
+    old = brain.remember("Standup is at 9:30.", key="standup")
+    new = brain.remember("Standup is at 9:45.", key="standup", extra={"supersedes": "20200101-000000000-aaaaaa"})
+    data = json.loads((brain.root / "memories/me/standup.json").read_text())
+    assert new.supersedes == old.id and data["supersedes"] == old.id
+
+
+def test_after_a_write_the_catalog_agrees_with_the_files_and_folders(brain):
+    brain.remember_many([dict(body="The work VPN needs the hardware key.", key="vpn", profile="work"),
+                         dict(body="The home VPN is off on weekends.", key="vpn", profile="home")])
+    report = brain.index.scan(quick=True)
+    assert (report.changes, report.touched, report.problems) == (0, (), ())
+    assert brain.index.stale_dirs() == []  # both folders noted: the next recall scans nothing
+
+
+def test_remember_many_takes_a_missing_confidence_as_certain(brain):
+    (rec,) = brain.remember_many([dict(body="Payroll runs on the 25th.", key="payroll")])
+    assert rec.confidence == 1
+    assert json.loads((brain.root / "memories/me/payroll.json").read_text())["confidence"] == 1
+
+
+@pytest.mark.parametrize("item, message", [
+    (dict(body=None), "Nothing to remember: the body is empty."),
+    (dict(body=42), "Nothing to remember: the body is empty."),
+    (dict(body="Fine text.", key=42), "The key 42 is not a kebab-case slug"),
+])
+def test_a_body_or_key_that_is_not_text_is_refused_in_one_sentence(brain, item, message):
+    with pytest.raises(InvalidInput) as e:
+        brain.remember_many([item])
+    assert str(e.value).startswith(message)
+    assert _log(brain.root) == ["Aida <aida@brain.invalid>|Initialise the brain"]
+
+
+def test_move_makes_new_folders_keeps_the_catalog_right_and_commits_every_move(brain):
+    brain.remember("The lighthouse keeper retired in 1990.", key="lighthouse")
+    brain.remember("The harbour master has a boat named Skylark.", key="harbour")
+    brain.move([("memories/me/lighthouse.json", "archive/2026/q1/memories/me/lighthouse.json"),
+                ("memories/me/harbour.json", "memories/port/harbour.json")], "archive one, file one elsewhere")
+    assert (brain.root / "archive/2026/q1/memories/me/lighthouse.json").exists()
+    assert subprocess.run(["git", "-C", str(brain.root), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout == ""
+    assert _log(brain.root)[0].endswith("|archive one, file one elsewhere")
+    paths = {p for (p,) in brain.index.conn().execute("SELECT path FROM docs")}
+    assert paths == {"memories/port/harbour.json"}  # the archive is not searched; the moved record is
+    assert [h.path for h in brain.recall("harbour master boat", k=3)] == ["memories/port/harbour.json"]
+
+
+def test_a_use_is_a_citation_unless_said_otherwise(brain):
+    brain.remember("The VPN certificate is renewed each March.", key="vpn")
+    path = "memories/me/vpn.json"
+    assert brain.mark_used([path, path, "", "   "]) == 1
+    assert brain.mark_used([path], why="opened") == 1
+    assert brain.usage.reasons(path) == {"cited": 1, "opened": 1}  # a path named twice in one call is one use
+    with pytest.raises(InvalidInput, match="A use is one of cited, opened, copied, thumbs-up, not 'liked'"):
+        brain.mark_used([path], why="liked")

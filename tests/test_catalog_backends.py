@@ -167,6 +167,7 @@ def test_both_backends_give_the_same_answers_on_the_same_brain(tmp_path, embedde
     for key, body in CORPUS:
         b.remember(body, key=key)
     sqlite_top = {q: [h.record.key for h in b.recall(q, k=3, touch=False, explain=True)] for q in QUERIES}
+    sqlite_judged = {q: [(h.record.key, h.confidence, h.evidence.matched) for h in b.recall(q, k=3)] for q in QUERIES}
     sqlite_vec = {q: sorted((h.record.key, h.explain["vector"]["rank"]) for h in b.recall(q, k=10, touch=False, explain=True)
                             if h.explain["vector"]) for q in QUERIES}
     b.close()
@@ -175,8 +176,12 @@ def test_both_backends_give_the_same_answers_on_the_same_brain(tmp_path, embedde
     stats = p.index.rebuild()
     assert stats.embedded == 0 and stats.reused == len(CORPUS)  # the SQLite catalog's vectors, by text checksum
     pg_top = {q: [h.record.key for h in p.recall(q, k=3, touch=False, explain=True)] for q in QUERIES}
+    pg_judged = {q: [(h.record.key, h.confidence, h.evidence.matched) for h in p.recall(q, k=3)] for q in QUERIES}
     pg_vec = {q: sorted((h.record.key, h.explain["vector"]["rank"]) for h in p.recall(q, k=10, touch=False, explain=True)
                         if h.explain["vector"]) for q in QUERIES}
     p.close()
     assert pg_vec == sqlite_vec  # same vectors, same neighbours
     assert {q: v[0] for q, v in pg_top.items()} == {q: v[0] for q, v in sqlite_top.items()}
+    # the same words found in the same records, so the same confidence (one query to the server for
+    # all the words on PostgreSQL, a small full-text table of the candidates on SQLite)
+    assert {q: v[0] for q, v in pg_judged.items()} == {q: v[0] for q, v in sqlite_judged.items()}

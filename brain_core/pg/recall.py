@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embed import embed_later
 from ..places import NEIGHBOUR_SPAN, NEIGHBOUR_WINDOW_S
 from ..recall import _WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _filters, fts_query
 from ..when import find_dates
@@ -84,6 +85,9 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     n = n or params.candidates
     stages: dict[int, dict[str, Any]] = {}
     t0 = time.perf_counter()
+    want_vector = vectors and _WORD.search(query)
+    # the question is embedded while the server runs the keyword stage (both wait without the GIL)
+    embedding = embed_later(index.embedder, [query]) if want_vector and query_vector is None else None
     dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
     fq = fts_query(words) or (fts_query(query) if words != query else None)
     tq = ts_query(fq, conn) if bm25 else None
@@ -96,8 +100,8 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
             stages.setdefault(rowid, {})["bm25"] = (rank, float(s))
     t_bm25 = time.perf_counter()
 
-    if vectors and _WORD.search(query):
-        vec = query_vector if query_vector is not None else index.embedder.embed([query])[0]
+    if want_vector:
+        vec = query_vector if embedding is None else embedding.result()[0]
         qv = vec_param(vec)
         rows = conn.execute(f"SELECT d.rowid, d.embedding <=> ?::vector AS dist FROM docs d WHERE {where} "
                             f"ORDER BY d.embedding <=> ?::vector LIMIT ?", [qv, *wargs, qv, n]).fetchall()
