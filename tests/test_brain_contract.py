@@ -425,8 +425,42 @@ def test_move_makes_new_folders_keeps_the_catalog_right_and_commits_every_move(b
 def test_a_use_is_a_citation_unless_said_otherwise(brain):
     brain.remember("The VPN certificate is renewed each March.", key="vpn")
     path = "memories/me/vpn.json"
-    assert brain.mark_used([path, path, "", "   "]) == 1
+    assert brain.mark_used(["", path, "   ", path]) == 1  # blanks are skipped, not the end of the list
     assert brain.mark_used([path], why="opened") == 1
     assert brain.usage.reasons(path) == {"cited": 1, "opened": 1}  # a path named twice in one call is one use
     with pytest.raises(InvalidInput, match="A use is one of cited, opened, copied, thumbs-up, not 'liked'"):
         brain.mark_used([path], why="liked")
+
+
+def test_get_names_the_file_it_cannot_read(brain):
+    from brain_core.errors import MalformedRecord
+
+    (brain.root / "memories/me").mkdir()
+    (brain.root / "memories/me/broken.json").write_text("{ not json")
+    with pytest.raises(MalformedRecord, match="memories/me/broken.json"):
+        brain.get("memories/me/broken.json")
+
+
+def test_a_long_record_whose_file_has_an_empty_abstract_gets_one_at_recall(brain):
+    body = ("The quarterly planning meeting moved the data migration to May. The vendor contract is renewed "
+            "for two years with a price cap. Support hours stay nine to five on weekdays. The design review "
+            "of the billing service found two races in the retry path. The on-call rota adds a second person "
+            "at weekends. Hiring for the platform team is paused until July. The office move is set for the "
+            "first week of September, and desks are booked through the new app. Travel needs approval by the "
+            "team lead from now on.")
+    brain.remember(body, key="planning")
+    f = brain.root / "memories/me/planning.json"
+    data = json.loads(f.read_text())
+    assert data["abstract"]  # written with the record
+    data["abstract"] = ""  # as an older Aida or a hand edit left it
+    f.write_text(json.dumps(data))
+    brain.index.sync()
+    (hit,) = brain.recall("quarterly planning data migration", k=1)
+    assert hit.record.abstract and hit.record.abstract.startswith("The quarterly planning meeting moved")
+
+
+def test_recall_gives_five_hits_unless_asked_for_more(brain):
+    brain.remember_many([dict(body=f"Greenhouse note {i}: the tomatoes need water every {i + 2} days.",
+                              key=f"greenhouse-{i}") for i in range(7)])
+    assert len(brain.recall("greenhouse tomatoes water")) == 5
+    assert len(brain.recall("greenhouse tomatoes water", k=7)) == 7

@@ -45,7 +45,8 @@ MODULES = [
     ("router-yaml", "brain_core/defaults/router.yaml", ["tests/test_router.py"]),
     ("brain", "brain_core/brain.py", ["tests/test_brain_writes.py", "tests/test_bad_input.py", "tests/test_brain_core.py",
                                       "tests/test_abstracts.py", "tests/test_use_signal.py",
-                                      "tests/test_redact_doors.py", "tests/test_brain_contract.py"]),
+                                      "tests/test_redact_doors.py", "tests/test_brain_contract.py",
+                                      "tests/test_catalog_backends.py"]),
     ("watermark", "brain_core/harvest/watermark.py", ["tests/test_harvest_watermark.py"]),
     ("glossary", "brain_core/voice/glossary.py", ["tests/test_glossary.py", "tests/test_glossary_rules.py"]),
     ("recall", "brain_core/recall.py", ["tests/test_recall_scoring.py", "tests/test_brain_core.py",
@@ -56,7 +57,9 @@ MODULES = [
     ("places", "brain_core/places.py", ["tests/test_places.py", "tests/test_recall_tuning.py",
                                         "tests/test_recall_parts.py", "tests/test_recall_math.py"]),
     ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py",
-                                      "tests/test_vector_cache.py", "tests/test_brain_writes.py"]),
+                                      "tests/test_vector_cache.py", "tests/test_brain_writes.py",
+                                      "tests/test_catalog_backends.py", "tests/test_brain_contract.py",
+                                      "tests/test_bad_input.py"]),
 ]
 # Modules mutated in part: the functions named here (the issue scopes ``index`` to scan and apply:
 # what a wrong catalog row costs users). The others are left for later rounds, not counted.
