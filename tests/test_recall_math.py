@@ -43,6 +43,19 @@ def test_the_use_lift_on_exact_values():
     assert use_lift(NOW, NOW, 0, p) == 0.0
     no_fade = RecallParams(use_lift=0.1, half_life_days=0)
     assert use_lift(NOW, NOW - 400 * DAY, 1, no_fade) == pytest.approx(0.05, rel=1e-12)
+    one_day = RecallParams(use_lift=0.1, half_life_days=1)  # a half-life of one day is a half-life
+    assert use_lift(NOW, NOW - 1 * DAY, 1, one_day) == pytest.approx(0.025, rel=1e-12)
+
+
+def test_the_use_lift_stops_growing_at_thirty_uses():
+    p = RecallParams(use_lift=0.1)
+    assert use_lift(NOW, NOW, 30, p) == use_lift(NOW, NOW, 1000, p) == 0.1 * (1 - 0.5 ** 30)
+    assert use_lift(NOW, NOW, 29, p) < use_lift(NOW, NOW, 30, p)
+
+
+def test_a_record_dated_just_after_1970_is_old_not_undated():
+    p = RecallParams(half_life_days=180, decay_floor=0.6)
+    assert age_factor(NOW, 1.0, p) == pytest.approx(0.6, abs=1e-12)
 
 
 def test_a_named_date_doubles_the_score_at_the_default_lift():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from brain_core.places import sources as _sources
-from brain_core.recall import DEFAULT_SHELVES, _filters, _rowids_matching, gather
+from brain_core.recall import DEFAULT_SHELVES, _filters, _load, _rowids_matching, gather
 
 
 @pytest.fixture
@@ -68,3 +68,39 @@ def test_the_explanation_gives_each_stage_its_rank_and_score(rows):
                    if h.record.key == "standups"]
     assert only_vector and only_vector[0].explain["bm25"] is None
     assert only_vector[0].explain["vector"]["rank"] >= 1
+
+
+def test_loading_many_rowids_reads_every_chunk(rows):
+    _, conn, ids = rows
+    listed = spread([ids["invoices"], ids["standups"], ids["billing-dashboard"]])
+    loaded = _load(conn, listed)
+    assert sorted(d["key"] for d in loaded.values()) == ["billing-dashboard", "invoices", "standups"]
+
+
+def test_a_hit_carries_every_field_of_its_record(brain):
+    brain.remember("The deploy freeze starts on December 20th.", key="freeze", type="decision", profile="work",
+                   tags=["release", "q4"], source="meeting:2026-11-30", created="2026-11-30T10:00:00Z",
+                   expires="2099-01-01T00:00:00Z")
+    brain.remember("The deploy checklist lives in the wiki.", key="checklist")
+    (hit,) = [h for h in brain.recall("deploy freeze December", k=5) if h.record.key == "freeze"]
+    r = hit.record
+    assert (r.type, r.profile, r.tags, r.source, r.created, r.expires) == (
+        "decision", "work", ["release", "q4"], "meeting:2026-11-30", "2026-11-30T10:00:00Z", "2099-01-01T00:00:00Z")
+    assert hit.path == "memories/work/freeze.json" and not hit.stale
+    (plain,) = [h for h in brain.recall("deploy checklist wiki", k=5) if h.record.key == "checklist"]
+    assert (plain.record.tags, plain.record.source, plain.record.expires) == ([], "", None)
+
+
+def test_the_keyword_stage_fills_its_candidates_when_lessons_crowd_the_best_matches(brain):
+    """The default shelves leave lessons out. When more lessons than the slack (50) rank among the
+    best keyword matches, the stage asks again with the filter joined in, so every fact still comes."""
+    brain.remember_many([dict(body=f"Ledger ledger ledger: lesson {i}.", type="lesson") for i in range(120)]
+                        + [dict(body=f"Fact {i} about the month-end close, which updates the ledger once.",
+                                key=f"close-{i}") for i in range(80)])
+    conn = brain.index.conn()
+    shelf = dict(conn.execute("SELECT rowid, shelf FROM docs"))
+    top = conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'ledger' ORDER BY bm25(docs_fts) LIMIT 150")
+    assert sum(shelf[r] == "lessons" for (r,) in top) > 50  # the premise: lessons crowd the best 150
+    cand = gather(brain.index, "ledger", vectors=False)
+    found = {r for r, st in cand.stages.items() if "bm25" in st}
+    assert len(found) == 80 and {shelf[r] for r in found} == {"memories"}

@@ -99,3 +99,13 @@ def test_recency_confidence_follows_the_words_of_the_question(diary):
     assert hits[0].record.key == "deploy-rollback"
     assert hits[0].evidence.matched == ("deploy", "rollback") and hits[0].confidence == "strong"
     assert hits[1].evidence.matched == ("deploy",)
+
+
+def test_a_record_close_in_meaning_joins_the_word_matches_newest_first(diary):
+    diary.remember("Shipping new builds to the live servers is done by the release manager.", key="shipping",
+                   created="2026-09-05T09:00:00Z")
+    plain = recall(diary.index, diary.usage, "latest deploys", k=9, explain=True, now=NOW)
+    shipping = [h for h in plain if h.record.key == "shipping"][0].explain
+    assert shipping["bm25"] is None and shipping["vector"]["score"] >= RECENT_MIN_SIMILARITY  # the premise
+    hits = _recent(diary, "latest deploys", k=5)
+    assert [h.record.key for h in hits] == ["shipping", "deploy-rollback", "deploy-window", "deploy-freeze"]
