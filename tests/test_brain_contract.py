@@ -381,6 +381,7 @@ def test_a_supersede_never_takes_a_supersedes_field_from_the_callers_extra(brain
     new = brain.remember("Standup is at 9:45.", key="standup", extra={"supersedes": "20200101-000000000-aaaaaa"})
     data = json.loads((brain.root / "memories/me/standup.json").read_text())
     assert new.supersedes == old.id and data["supersedes"] == old.id
+    assert "supersedes" not in new.extra  # the record handed back says it once, as its field
 
 
 def test_after_a_write_the_catalog_agrees_with_the_files_and_folders(brain):
