@@ -62,10 +62,10 @@ def test_init_keeps_a_folders_own_gitignore_and_glossary_and_commits_them(tmp_pa
     root = tmp_path / "brain"
     root.mkdir()
     (root / ".gitignore").write_text(".aida/\nscratch/\n")
-    (root / "glossary.yaml").write_text("terms:\n  - name: Siobhan\n    aliases: [Shivon]\n")
+    (root / "glossary.yaml").write_text("terms:\n  - name: Ngozi\n    aliases: [Nagozi]\n")
     b = Brain.init(root, embedder=embedder)
     assert (root / ".gitignore").read_text() == ".aida/\nscratch/\n"
-    assert "Siobhan" in (root / "glossary.yaml").read_text()
+    assert (root / "glossary.yaml").read_text() == "terms:\n  - name: Ngozi\n    aliases: [Nagozi]\n"
     tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True,
                              check=True).stdout.split()
     assert {".gitignore", "glossary.yaml", "memories/.gitkeep", "events/.gitkeep"} <= set(tracked)
