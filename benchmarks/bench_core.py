@@ -26,23 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synth import query, write_brain, write_then_recall  # noqa: E402
+from synth import query, use_catalog, write_brain, write_then_recall  # noqa: E402
 
 
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
-def use_backend(backend: str, dsn: str, bid: str) -> None:
-    """The settings file the benchmark's brains read: which catalog, where."""
-    import yaml
-
-    index = {"backend": backend}
-    if backend == "postgres":
-        index.update(dsn=dsn, brain_id=bid)
-    with open(os.environ["AIDA_CONFIG"], "w") as f:
-        yaml.safe_dump({"index": index}, f)
 
 
 def bench(n: int, queries: int, workdir: Path, backend: str = "sqlite") -> dict:
@@ -139,7 +128,7 @@ def main() -> None:
             for n in [int(s) for s in args.sizes.split(",")]:
                 bid = f"bench{n}-{os.getpid()}"
                 for backend in backends:
-                    use_backend(backend, dsn, bid)
+                    use_catalog(backend, dsn, bid)
                     rows.append(bench(n, args.queries, Path(tmp), backend))
                     r = rows[-1]
                     print(f"[{n} {backend}] done: recall p50 {r['recall_p50_ms']:.1f} ms", file=sys.stderr, flush=True)

@@ -34,19 +34,12 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from synth import query, write_brain, write_then_recall  # noqa: E402
+from synth import query, use_catalog, write_brain, write_then_recall  # noqa: E402
 
 
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
-def settings(backend: str, dsn: str, bid: str) -> None:
-    import yaml
-
-    with open(os.environ["AIDA_CONFIG"], "w") as f:
-        yaml.safe_dump({"index": {"backend": backend, "dsn": dsn, "brain_id": bid}}, f)
 
 
 def exact_top(X: np.ndarray, q: np.ndarray, k: int) -> set[int]:
@@ -65,7 +58,7 @@ def bench_brain(n: int, queries: int, workdir: Path, dsn: str, brain_dir: Path |
     bid = "bench" + uuid.uuid4().hex[:8]
     rows = []
     for backend in ("sqlite", "postgres"):
-        settings(backend, dsn, bid)
+        use_catalog(backend, dsn, bid)
         brain = Brain.open(root)
         out = {"backend": backend, "n": n}
         if brain_dir is not None and backend == "sqlite":

@@ -57,6 +57,19 @@ def write_brain(root: Path, n: int, seed: int = 7) -> None:
                     f"benchmark: {n} records"], cwd=root, check=True)
 
 
+def use_catalog(backend: str, dsn: str = "", brain_id: str = "") -> None:
+    """Write the settings file (``$AIDA_CONFIG``) the benchmark's brains read: which catalog, where."""
+    import os
+
+    import yaml
+
+    index = {"backend": backend}
+    if backend == "postgres":
+        index.update(dsn=dsn, brain_id=brain_id)
+    with open(os.environ["AIDA_CONFIG"], "w") as f:
+        yaml.safe_dump({"index": index}, f)
+
+
 def write_then_recall(brain, writes: int = 7, tag: str = "") -> list[float]:
     """Seconds from each ``remember`` of a fresh record to the ``recall`` that finds it (the path a
     user's new memory takes). ``tag`` keeps the words of several runs on one brain apart."""
