@@ -85,7 +85,7 @@ class Brain:
         if not (root / ".git").exists() or not (root / "memories").is_dir():
             raise BrainNotFound(f"{root} is not a brain; create one with `aida brain init` "
                                 "or point --brain / $AIDA_BRAIN at an existing one.")
-        return cls(root, config)
+        return cls(root, config, embedder)
 
     # -- parts ---------------------------------------------------------------------------------------
 

@@ -69,3 +69,11 @@ def file_sum(root: Path, rel: str) -> str | None:
         return checksum((root / rel).read_bytes())
     except OSError:
         return None
+
+
+def store_dirs(conn, seen: dict[str, int]) -> None:
+    """The folder times a scan saw become the catalog's, and a folder that is gone is forgotten:
+    left behind, it would look changed to every recall after it (a catch-up each time)."""
+    gone = [(p,) for (p,) in conn.execute("SELECT path FROM dirs").fetchall() if p not in seen]
+    conn.executemany("DELETE FROM dirs WHERE path=?", gone)
+    conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(seen.items()))

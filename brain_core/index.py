@@ -18,14 +18,14 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from . import db as dbmod
-from .catalog import delete, drop_seed, file_sum, tx, upsert
+from .catalog import delete, drop_seed, file_sum, store_dirs, tx, upsert
 from .db import header_problem
 from .errors import MalformedRecord
 from .fsutil import discard, sweep_tmp
@@ -37,6 +37,7 @@ from .vcache import VectorCache, plausible_vector
 INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
 APPLY_BATCH = 256
+REBUILD_WAIT_S = 3600.0  # how long opening a brain waits for another process's rebuild
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class ScanReport:
     problems: tuple[Problem, ...] = ()
     unchanged: int = 0
     touched: tuple[FileInfo, ...] = ()     # same content, new stat (git checkout): metadata only
-    dirs: dict = field(default_factory=dict)  # folder mtimes seen, stored after apply
+    dirs: dict | None = None  # every shelf folder's mtime when scanned, stored by apply (None: not scanned)
 
     @property
     def changes(self) -> int:
@@ -183,8 +184,14 @@ class Index:
 
     def _create_from_files(self, why: str) -> None:
         self.notice(why)
-        self.rebuild(reuse_from=self.dir / f"{INDEX_NAME}.corrupt", quiet=True)
-        discard(self.dir / f"{INDEX_NAME}.corrupt")
+        corrupt = self.dir / f"{INDEX_NAME}.corrupt"
+        while self.rebuild(reuse_from=corrupt, quiet=True) is None:
+            # another process is building it (a tray and a CLI opened a fresh clone at once):
+            # wait for it, and use its index, or build one if it stopped without swapping one in
+            self.wait_for_rebuild()
+            if self.path.exists():
+                break
+        discard(corrupt)
 
     # -- scan -> report -> apply -----------------------------------------------------------------
 
@@ -251,14 +258,11 @@ class Index:
         docs = list(report.new) + list(report.modified)
         dropped = []
         with tx(conn):
-            for path in report.deleted:
-                dropped.append(delete(conn, path))
-                stats.deleted += bool(dropped[-1])
             for p in report.problems:
                 conn.execute("INSERT OR REPLACE INTO problems VALUES(?,?,?)", (p.path, p.message, file_sum(self.root, p.path)))
             for f in report.touched:
                 conn.execute("UPDATE docs SET size=?, mtime_ns=? WHERE path=?", (f.size, f.mtime_ns, f.path))
-        self._cache_written(conn, [], dropped)
+        # rows of deleted files go last: a file moved or renamed finds its vector in its old row
         for start in range(0, len(docs), APPLY_BATCH):
             batch = docs[start:start + APPLY_BATCH]
             vectors, reused = self._vectors_for(conn, batch)
@@ -274,12 +278,17 @@ class Index:
             if progress:
                 progress(min(start + APPLY_BATCH, len(docs)), len(docs))
         with tx(conn):
+            for path in report.deleted:
+                dropped.append(delete(conn, path))
+                stats.deleted += bool(dropped[-1])
             problem_paths = {p.path for p in report.problems}
             for (path,) in conn.execute("SELECT path FROM problems").fetchall():
                 if path not in problem_paths and not (self.root / path).exists():
                     conn.execute("DELETE FROM problems WHERE path=?", (path,))
-            conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(report.dirs.items()))
+            if report.dirs is not None:
+                store_dirs(conn, report.dirs)
             conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
+        self._cache_written(conn, [], dropped)
         stats.seconds = time.perf_counter() - t0
         return stats
 
@@ -382,7 +391,7 @@ class Index:
             if not dirs:
                 if self._parents_changed:
                     with tx(conn):
-                        conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(self._parents_changed.items()))
+                        store_dirs(conn, self._parents_changed)
                 return "fresh"
             existing = [d for d in dirs if (self.root / d).is_dir()]
             gone = [d for d in dirs if d not in existing]
@@ -481,6 +490,11 @@ class Index:
 
         subprocess.Popen(aida_argv("--brain", str(self.root), "brain", "index", "--full"), **kwargs)
         log.close()
+
+    def wait_for_rebuild(self) -> None:
+        """Block until no rebuild of this brain is running (a BrainError after an hour)."""
+        with FileLock(self.dir / "rebuild.lock", timeout=REBUILD_WAIT_S):
+            pass
 
     def rebuild_running(self) -> bool:
         rlock = FileLock(self.dir / "rebuild.lock", timeout=0)

@@ -133,6 +133,26 @@ def test_recall_catches_up_with_a_file_added_behind_its_back(any_brain):
     assert b.index.stale_dirs() == []
 
 
+def test_a_moved_file_keeps_its_vector_and_a_deleted_folder_is_forgotten(any_brain):
+    b = any_brain
+    b.remember("Invoices go out on the first of the month.", key="invoices", profile="codex")
+    b.remember("The staging cluster is rebuilt on Sundays.", key="staging", profile="gemini")
+    (b.root / "memories/claude").mkdir()
+    os.replace(b.root / "memories/codex/invoices.json", b.root / "memories/claude/invoices.json")
+    report, stats = b.index.sync()
+    assert (len(report.new), report.deleted, stats.embedded, stats.reused) == (
+        1, ("memories/codex/invoices.json",), 0, 1)
+    for folder in ("claude", "codex", "gemini"):
+        for f in (b.root / "memories" / folder).iterdir():
+            f.unlink()
+        (b.root / "memories" / folder).rmdir()
+    assert b.index.catch_up() == "caught-up"
+    assert b.index.counts()["by_shelf"] == {}
+    stored = {p for (p,) in b.index.conn().execute("SELECT path FROM dirs")}
+    assert not stored & {"memories/claude", "memories/codex", "memories/gemini"}
+    assert b.index.catch_up() == "fresh"   # nothing left that looks changed
+
+
 def test_full_rebuild_reuses_vectors_and_an_open_reader_keeps_answering(any_brain):
     b = any_brain
     for i in range(10):

@@ -56,10 +56,9 @@ MODULES = [
                                         "tests/test_recall_math.py"]),
     ("places", "brain_core/places.py", ["tests/test_places.py", "tests/test_recall_tuning.py",
                                         "tests/test_recall_parts.py", "tests/test_recall_math.py"]),
-    ("index", "brain_core/index.py", ["tests/test_brain_core.py", "tests/test_lifecycle_index.py",
+    ("index", "brain_core/index.py", ["tests/test_index_catalog.py", "tests/test_brain_core.py",
                                       "tests/test_vector_cache.py", "tests/test_brain_writes.py",
-                                      "tests/test_catalog_backends.py", "tests/test_brain_contract.py",
-                                      "tests/test_bad_input.py"]),
+                                      "tests/test_brain_contract.py", "tests/test_bad_input.py"]),
 ]
 # Modules mutated in part: the functions named here (the issue scopes ``index`` to scan and apply:
 # what a wrong catalog row costs users). The others are left for later rounds, not counted.

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .. import db as dbmod
-from ..catalog import file_sum, tx
+from ..catalog import file_sum, store_dirs, tx
 from ..db import header_problem
 from ..errors import BrainError, MissingDependency
 from ..index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
@@ -234,7 +234,16 @@ class PgIndex(Index):
 
     def _create_from_files(self, why: str) -> None:
         self.notice(why)
-        self.rebuild(quiet=True)
+        while self.rebuild(quiet=True) is None:
+            # another machine or process is building it: wait, then use its catalog (or build
+            # one if it stopped without swapping one in)
+            self.wait_for_rebuild()
+            conn = self._open(self.schema)
+            try:
+                if self.schema_problem(conn) is None:
+                    break
+            finally:
+                conn.close()
 
     # -- apply ------------------------------------------------------------------------------------
 
@@ -248,8 +257,6 @@ class PgIndex(Index):
         stats.held = len(held)
         docs = list(report.new) + [d for d in report.modified if d.path not in held]
         with tx(conn):
-            for path in (p for p in report.deleted if p not in held):
-                stats.deleted += conn.pg("DELETE FROM docs WHERE path = %s", (path,)).rowcount
             conn.executemany("INSERT OR REPLACE INTO problems VALUES(?,?,?)",
                              [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
             conn.executemany("UPDATE docs SET size=?, mtime_ns=? WHERE path=?",
@@ -265,12 +272,15 @@ class PgIndex(Index):
                 stats.written += len(batch)
             if progress:
                 progress(min(start + APPLY_BATCH, len(docs)), len(docs))
-        with tx(conn):
+        with tx(conn):  # rows of deleted files last: a moved file finds its vector in its old row
+            for path in (p for p in report.deleted if p not in held):
+                stats.deleted += conn.pg("DELETE FROM docs WHERE path = %s", (path,)).rowcount
             problem_paths = {p.path for p in report.problems}
             for (path,) in conn.pg("SELECT path FROM problems").fetchall():
                 if path not in problem_paths and not (self.root / path).exists():
                     conn.pg("DELETE FROM problems WHERE path = %s", (path,))
-            conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(report.dirs.items()))
+            if report.dirs is not None:
+                store_dirs(conn, report.dirs)
             conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
         stats.seconds = time.perf_counter() - t0
         return stats
@@ -386,6 +396,15 @@ class PgIndex(Index):
         """(text checksum, float32 bytes) for every vector here: what a SQLite rebuild reuses."""
         rows = self.conn().pg("SELECT DISTINCT ON (text_sha) text_sha, embedding FROM docs", binary=True).fetchall()
         return [(sha, vec_param(v).tobytes()) for sha, v in rows]
+
+    def wait_for_rebuild(self) -> None:
+        """Block until no rebuild of this brain is running, on any machine."""
+        conn = self._open(self.schema)
+        try:
+            conn.pg("SELECT pg_advisory_lock(hashtext(%s))", (self.schema,))
+            conn.pg("SELECT pg_advisory_unlock(hashtext(%s))", (self.schema,))
+        finally:
+            conn.close()
 
     def rebuild_running(self) -> bool:
         conn = self._open(self.schema)
