@@ -264,8 +264,8 @@ def main(argv: list[str]) -> int:
         else:
             names = None
             before = in_scope(name, results(work, source))
-            if name in SCOPE:
-                names = sorted(before) or None  # the scoped functions' mutants (all of them on a first run)
+            if name in SCOPE:  # the scoped functions' mutants (by pattern on a first run)
+                names = sorted(before) or [p for f in SCOPE[name] for p in (f"*ǁ{f}__mutmut_*", f"*.x_{f}__mutmut_*")]
             if rerun and before:
                 names = [k for k, s in before.items() if s in ("survived", "not checked", "no tests")]
                 if not names:
