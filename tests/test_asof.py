@@ -11,17 +11,7 @@ from brain_core.cli import main
 from brain_core.errors import BrainError, InvalidInput
 from brain_core.lifecycle.asof import parse_as_of, recall_at
 
-
-class CountingEmbedder:
-    """The real embedder, counting the texts it is asked to embed."""
-
-    def __init__(self, inner):
-        self.inner, self.texts = inner, []
-        self.model_id, self.dim = inner.model_id, inner.dim
-
-    def embed(self, texts):
-        self.texts += list(texts)
-        return self.inner.embed(texts)
+from counting import CountingEmbedder
 
 
 def _at(monkeypatch, when):

@@ -20,17 +20,7 @@ from brain_core.index import APPLY_BATCH
 from brain_core.locks import FileLock
 from brain_core.shelves import checksum, dir_mtimes
 
-
-class CountingEmbedder:
-    """The real embedder, keeping the texts it is asked to embed."""
-
-    def __init__(self, inner):
-        self.inner, self.texts = inner, []
-        self.model_id, self.dim = inner.model_id, inner.dim
-
-    def embed(self, texts):
-        self.texts += list(texts)
-        return self.inner.embed(texts)
+from counting import CountingEmbedder
 
 
 @pytest.fixture
