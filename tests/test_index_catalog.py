@@ -263,6 +263,22 @@ def test_a_record_written_after_the_vectors_are_in_memory_is_found_by_its_vector
     assert [h.record.key for h in hits] == ["payroll"]
 
 
+def test_a_file_the_write_path_indexes_reaches_the_vectors_in_memory(cb):
+    cb.remember("The office plants are watered on Fridays.", key="plants")
+    cb.recall("office plants", catch_up=False)
+    cb.recall("watering schedule", catch_up=False)
+    cache = cb.index._vcache
+    assert cache is not None
+    body = "Visitors sign in at the front desk before nine."
+    rec = {"id": "20260301-090000000-00a1b2", "type": "fact", "key": "visitors", "profile": "me", "body": body,
+           "tags": []}
+    cb.write_text("memories/me/visitors.json", json.dumps(rec), "a record written as a file")
+    rowid = cb.index.conn().execute("SELECT rowid FROM docs WHERE path='memories/me/visitors.json'").fetchone()[0]
+    assert rowid in cache.slot and cb.index._vcache is cache
+    vec = cb.embedder.embed([f"visitors: {body}"])[0]
+    assert [h.record.key for h in cb.recall("qqq", k=1, query_vector=vec, catch_up=False)] == ["visitors"]
+
+
 # -- catch-up on the recall path -----------------------------------------------------------------------
 
 
@@ -283,6 +299,33 @@ def test_catch_up_is_busy_while_another_writer_holds_the_lock_then_catches_up(cb
     assert cb.index.catch_up() == "caught-up"
     assert rows(cb) == on_disk(cb) and stored_dirs(cb) == dir_mtimes(cb.root)
     assert cb.index.catch_up() == "fresh"
+
+
+def test_catch_up_reads_only_the_changed_folders_and_trusts_size_and_time_there(cb):
+    """The recall path's catch-up stats folders, not files: a file edited in place in a folder that
+    did not change waits for `aida brain index`, which reads every file."""
+    root = cb.root
+    cb.remember("Lunch is at noon.", key="lunch")
+    cb.remember("The linter runs before every commit.", key="linter", profile="codex")
+    time.sleep(0.01)
+    lunch = root / "memories/me/lunch.json"
+    lunch.write_bytes(lunch.read_bytes().replace(b"Lunch is at noon.", b"Lunch is at half past twelve."))
+    linter = root / "memories/codex/linter.json"
+    st = linter.stat()
+    linter.write_bytes(linter.read_bytes().replace(b"every", b"each!"))   # same size
+    os.utime(linter, ns=(st.st_atime_ns, st.st_mtime_ns))                # and the same time
+    put(root, "memories/codex/pulled.json", "Review requests go to the on-call reviewer.")
+    before, n = rows(cb), len(cb._embedder.texts)
+    assert cb.index.stale_dirs() == ["memories/codex"]
+    assert cb.index.catch_up() == "caught-up"
+    assert [t for t in cb._embedder.texts[n:]] == ["pulled: Review requests go to the on-call reviewer."]
+    after = rows(cb)
+    assert set(after) == set(before) | {"memories/codex/pulled.json"}
+    assert after["memories/me/lunch.json"] == before["memories/me/lunch.json"]
+    assert after["memories/codex/linter.json"] == before["memories/codex/linter.json"]
+    report, _ = cb.index.sync()
+    assert sorted(d.path for d in report.modified) == ["memories/codex/linter.json", "memories/me/lunch.json"]
+    assert rows(cb) == on_disk(cb)
 
 
 def test_a_folder_above_the_records_changing_is_noted_without_a_scan(cb):
@@ -389,19 +432,28 @@ def test_an_index_of_another_version_is_rebuilt_reusing_its_vectors(cb):
     n = len(cb._embedder.texts)
     assert [h.record.key for h in cb.recall("versioned record 1", k=1, catch_up=False)] == ["v-1"]
     assert cb.notices == ["the index was made by another version or model; rebuilding it from the files"]
-    assert [t for t in cb._embedder.texts[n:] if t.startswith("Versioned")] == []   # only the question
+    assert [t for t in cb._embedder.texts[n:] if "Versioned record" in t] == []   # only the question
     assert not (cb.root / ".aida/index.sqlite.corrupt").exists()
     assert rows(cb) == on_disk(cb)
 
 
-def test_a_missing_index_waits_for_the_rebuild_another_process_is_running(tmp_path, embedder):
+@pytest.mark.parametrize("damage", ["missing", "another version"])
+def test_an_index_to_build_waits_for_the_rebuild_another_process_is_running(tmp_path, embedder, damage):
     b = Brain.init(tmp_path / "brain", embedder=embedder)
     b.remember("The billing service retries webhooks six times.", key="retries")
     b.close()
     index = tmp_path / "brain/.aida/index.sqlite"
     built = tmp_path / "built-elsewhere.sqlite"
     shutil.copy(index, built)
-    index.unlink()
+    if damage == "missing":
+        index.unlink()
+        why = "the index is missing"
+    else:
+        import sqlite3
+
+        with sqlite3.connect(index) as raw:
+            raw.execute("UPDATE meta SET v='0' WHERE k='schema'")
+        why = "the index was made by another version or model"
     other = FileLock(tmp_path / "brain/.aida/rebuild.lock", timeout=0)
     assert other.acquire(blocking=False)
     counter = CountingEmbedder(embedder)
@@ -426,8 +478,9 @@ def test_a_missing_index_waits_for_the_rebuild_another_process_is_running(tmp_pa
     t.join(120)
     assert not t.is_alive() and "error" not in out, out.get("error")
     assert [h.record.key for h in out["hits"]] == ["retries"]
-    assert notices == ["the index is missing; building it from the files"]
+    assert notices == [f"{why}; {'building' if damage == 'missing' else 'rebuilding'} it from the files"]
     assert [t for t in counter.texts if "webhooks six" in t] == []   # nothing was built here
+    assert not (tmp_path / "brain/.aida/index.sqlite.corrupt").exists()   # the damaged one is gone too
     b2.close()
 
 

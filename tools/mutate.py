@@ -53,7 +53,7 @@ MODULES = [
                                         "tests/test_recall_tuning.py", "tests/test_recall_recent.py",
                                         "tests/test_hit_json.py", "tests/test_vector_cache.py",
                                         "tests/test_recall_parts.py", "tests/test_recall_threads.py",
-                                        "tests/test_recall_math.py"]),
+                                        "tests/test_recall_math.py", "tests/test_recall_edges.py"]),
     ("places", "brain_core/places.py", ["tests/test_places.py", "tests/test_recall_tuning.py",
                                         "tests/test_recall_parts.py", "tests/test_recall_math.py"]),
     ("index", "brain_core/index.py", ["tests/test_index_catalog.py", "tests/test_brain_core.py",

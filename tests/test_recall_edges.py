@@ -1,0 +1,136 @@
+"""Recall's settings read into its parameters, and the edges of what a recall returns: the default
+number of hits, the candidate pool when many are asked for, ties, a record gone between the stages
+and the load, and each hit's expiry and date fields. Each test pins a value a small slip in the
+code would change (docs/MUTATION.md lists the mutants these were written against)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from brain_core.config import Config
+from brain_core.errors import BrainError
+from brain_core.recall import RecallParams, recall, rescore
+
+NOW = 1_800_000_000.0
+
+
+def settings(tmp_path, recall_section) -> Config:
+    """Settings as `aida config` and `aida doctor` hold them: not checked against the schema."""
+    return Config(path=tmp_path / "settings.yaml", data={"recall": recall_section})
+
+
+# -- settings --------------------------------------------------------------------------------------
+
+
+def test_no_settings_give_the_defaults(tmp_path):
+    assert RecallParams.from_config(None) == RecallParams()
+    assert RecallParams.from_config(Config(path=tmp_path / "absent.yaml")) == RecallParams()
+
+
+def test_settings_reach_the_params_as_their_own_kinds(tmp_path):
+    p = RecallParams.from_config(settings(tmp_path, {"fusion": "rrf", "vector_weight": "0.25", "rrf_k": 30.7,
+                                                     "candidates": "150", "half_life_days": 1e9}))
+    assert (p.fusion, p.vector_weight, p.rrf_k, p.candidates, p.half_life_days) == ("rrf", 0.25, 30, 150, 1e9)
+    assert type(p.rrf_k) is int and type(p.candidates) is int and type(p.vector_weight) is float
+    assert p.bm25_weight == RecallParams().bm25_weight   # what the file leaves out keeps its default
+
+
+@pytest.mark.parametrize("value", [True, False, [0.5], {"x": 1}, "half", float("nan"), float("inf"), -1e10,
+                                   1_000_000_000.5])
+def test_a_value_that_is_not_a_finite_number_is_refused_by_name(tmp_path, value):
+    with pytest.raises(BrainError) as e:
+        RecallParams.from_config(settings(tmp_path, {"vector_weight": value}))
+    assert str(e.value) == f"The setting recall.vector_weight = {value!r} is not a finite float; fix the settings file."
+
+
+def test_a_billion_is_still_a_number(tmp_path):
+    assert RecallParams.from_config(settings(tmp_path, {"candidates": -1e9})).candidates == -1_000_000_000
+
+
+def test_a_recall_setting_that_is_not_a_section_is_refused(tmp_path):
+    with pytest.raises(BrainError) as e:
+        RecallParams.from_config(settings(tmp_path, [0.5, 0.3]))
+    assert str(e.value) == ("The setting `recall` must be a section of keys (recall.vector_weight: 0.5 ...); "
+                            "fix the settings file.")
+
+
+@pytest.mark.parametrize("fusion, shown", [("bogus", "'bogus'"), (5, "'5'"), ("Score", "'Score'")])
+def test_an_unknown_fusion_is_refused_by_name(tmp_path, fusion, shown):
+    with pytest.raises(BrainError) as e:
+        RecallParams.from_config(settings(tmp_path, {"fusion": fusion}))
+    assert str(e.value) == f"The setting recall.fusion = {shown} is not 'score' or 'rrf'; fix the settings file."
+
+
+# -- rescoring -------------------------------------------------------------------------------------
+
+
+def test_rescore_skips_a_record_gone_since_the_stages_and_keeps_the_rest():
+    fused = {1: 0.9, 2: 0.8, 3: 0.7}
+    meta = {1: (NOW, 0, None), 3: (NOW, 0, None)}   # 2 was deleted between the stages and the load
+    assert [r for _, r, *_ in rescore([1, 2, 3], fused, meta, [], RecallParams(), NOW)] == [1, 3]
+
+
+def test_rescore_keeps_the_pools_order_between_equal_scores():
+    fused = {9: 0.5, 4: 0.5, 7: 0.5}
+    meta = {r: (NOW, 0, None) for r in fused}
+    assert [r for _, r, *_ in rescore([4, 9, 7], fused, meta, [], RecallParams(), NOW)] == [4, 9, 7]
+
+
+# -- through a brain -------------------------------------------------------------------------------
+
+
+def test_recall_gives_five_hits_unless_asked_for_more(brain):
+    for i in range(8):
+        brain.remember(f"Deploy note number {i} about the staging cluster.", key=f"deploy-{i}")
+    assert len(recall(brain.index, brain.usage, "deploy staging cluster")) == 5
+
+
+def test_asking_for_more_hits_than_candidates_widens_the_pool(brain):
+    for i in range(14):
+        brain.remember(f"Invoice batch {i} was exported to the ledger.", key=f"invoice-{i}")
+    few = RecallParams(candidates=2, source_weight=0, neighbour_weight=0)
+    hits = recall(brain.index, brain.usage, "invoice batch exported ledger", k=12, params=few)
+    assert len(hits) == 12   # each stage looked at 4 x 12 candidates, not 2
+
+
+def _put(brain, key: str, body: str, **fields) -> None:
+    rec = {"id": f"20260301-090000000-{abs(hash(key)) % 16**6:06x}", "type": "fact", "key": key, "profile": "me",
+           "body": body, "tags": [], **fields}
+    (brain.root / "memories/me").mkdir(parents=True, exist_ok=True)
+    (brain.root / f"memories/me/{key}.json").write_text(json.dumps(rec), encoding="utf-8")
+
+
+def test_a_hit_with_no_expiry_is_not_stale_and_one_with_no_date_has_none(brain):
+    _put(brain, "undated", "The parking garage closes at midnight.")
+    assert brain.index.catch_up() == "caught-up"
+    (hit,) = recall(brain.index, brain.usage, "parking garage closes", k=1, now=NOW)
+    assert hit.record.key == "undated" and hit.record.created == "" and hit.record.expires is None
+    assert hit.stale is False and hit.to_json().get("stale") is None
+
+
+def test_a_hit_is_stale_only_after_its_expiry(brain):
+    expires = "2026-06-01T12:00:00Z"
+    at = datetime(2026, 6, 1, 12, tzinfo=timezone.utc).timestamp()
+    brain.remember("The conference badge pickup desk is in hall B.", key="badges", expires=expires)
+    stale = {when: recall(brain.index, brain.usage, "conference badge pickup", k=1, now=when)[0].stale
+             for when in (at - 1, at, at + 1)}
+    assert stale == {at - 1: False, at: False, at + 1: True}
+
+
+def test_the_explanation_names_no_backend_on_the_default_catalog(brain):
+    brain.remember("The coffee machine is descaled every month.", key="coffee")
+    (hit,) = recall(brain.index, brain.usage, "coffee machine descaled", k=1, explain=True)
+    assert set(hit.explain) == {"bm25", "vector", "fused", "neighbours", "decay", "uses", "path", "fts_query",
+                                "dated", "ms"}
+
+
+def test_a_question_vector_the_caller_has_is_used_as_it_is(brain):
+    brain.remember("The coffee machine is descaled every month.", key="coffee")
+    brain.remember("Quarterly taxes are filed by the accountant.", key="taxes")
+    vec = brain.embedder.embed(["taxes: Quarterly taxes are filed by the accountant."])[0]
+    hits = recall(brain.index, brain.usage, "coffee machine", k=2, query_vector=vec,
+                  params=RecallParams(bm25_weight=0))
+    assert [h.record.key for h in hits][0] == "taxes"
