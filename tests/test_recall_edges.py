@@ -134,3 +134,82 @@ def test_a_question_vector_the_caller_has_is_used_as_it_is(brain):
     hits = recall(brain.index, brain.usage, "coffee machine", k=2, query_vector=vec,
                   params=RecallParams(bm25_weight=0))
     assert [h.record.key for h in hits][0] == "taxes"
+
+
+# -- places and recency mode through recall ---------------------------------------------------------
+
+TALK = ["What are you researching these days?",
+        "Adoption agencies, mostly.",
+        "Researching them takes months.",
+        "The bakery on the corner closed."]
+
+
+@pytest.fixture
+def talk(brain):
+    brain.config.set("recall.vector_weight", 0.0)   # keyword matches only: exact candidates
+    brain.remember_many([dict(body=t, type="event", created="2026-03-02T10:00:00Z", source="chat:session-1",
+                              tags=["chat"] if i != 1 else ["reply"]) for i, t in enumerate(TALK)])
+    return brain
+
+
+def _bodies(hits):
+    return [h.record.body for h in hits]
+
+
+@pytest.mark.parametrize("source_weight, neighbour_weight, lifted", [(0.0, 0.3, True), (0.3, 0.0, False),
+                                                                     (0.0, 0.0, False), (0.3, 0.3, True)])
+def test_neighbours_follow_their_own_weight_whatever_the_source_weight(talk, source_weight, neighbour_weight, lifted):
+    p = RecallParams(vector_weight=0.0, source_weight=source_weight, neighbour_weight=neighbour_weight)
+    bodies = _bodies(recall(talk.index, talk.usage, "researching", k=10, params=p))
+    assert set(bodies) == ({TALK[0], TALK[1], TALK[2], TALK[3]} if lifted else {TALK[0], TALK[2]})
+
+
+def test_the_explanation_gives_each_hit_its_neighbour_lift(talk):
+    p = RecallParams(vector_weight=0.0, source_weight=0.0)
+    hits = {h.record.body: h.explain for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True)}
+    assert set(hits) == set(TALK)
+    for near in (hits[TALK[1]], hits[TALK[3]]):   # neighbours only: all of their score is the lift
+        assert near["bm25"] is None and near["neighbours"] == round(near["fused"], 4) > 0
+    for match in (hits[TALK[0]], hits[TALK[2]]):   # matches, each lifted by the other one
+        assert 0 < match["neighbours"] < match["fused"]
+    alone = recall(talk.index, talk.usage, "researching", k=10, explain=True,
+                   params=RecallParams(vector_weight=0.0, neighbour_weight=0.0))
+    assert [h.explain["neighbours"] for h in alone] == [0.0, 0.0]
+
+
+def test_neighbours_obey_the_tag_filter(talk):
+    p = RecallParams(vector_weight=0.0)
+    assert set(_bodies(recall(talk.index, talk.usage, "researching", k=10, params=p, tag="chat"))) == \
+        {TALK[0], TALK[2], TALK[3]}
+    assert _bodies(recall(talk.index, talk.usage, "researching", k=10, params=p, tag="reply")) == []
+
+
+def test_recency_mode_with_no_words_obeys_every_filter(brain):
+    brain.remember_many([
+        dict(body="Oldest, mine.", key="a", created="2026-03-01T10:00:00Z", tags=["x"]),
+        dict(body="Middle, codex's decision.", key="b", type="decision", profile="codex", created="2026-03-02T10:00:00Z"),
+        dict(body="Newest, mine.", key="c", created="2026-03-03T10:00:00Z")])
+    words = RecallParams(vector_weight=0.0)   # "latest" matches no record: the newest of all that pass the filters
+    latest = lambda **kw: [h.record.key for h in recall(brain.index, brain.usage, "the latest", k=5, recent=True,
+                                                        params=words, **kw)]
+    assert latest() == ["c", "b", "a"]
+    assert latest(profile="me") == ["c", "a"]
+    assert latest(type="decision") == ["b"]
+    assert latest(tag="x") == ["a"]
+
+
+def test_source_context_lifts_matches_that_share_a_place_with_neighbours_off(talk):
+    def fused(source_weight):
+        p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=source_weight)
+        return {h.record.body: h.explain["fused"] for h in recall(talk.index, talk.usage, "researching", k=10,
+                                                                   params=p, explain=True)}
+    plain, lifted = fused(0.0), fused(0.3)
+    assert set(plain) == set(lifted) == {TALK[0], TALK[2]}
+    for body in plain:   # each lifted by 0.3 x (its own score + the other match's)
+        assert lifted[body] == pytest.approx(plain[body] + 0.3 * sum(plain.values()), rel=1e-9)
+
+
+def test_a_bm25_weight_of_zero_leaves_the_keyword_stage_out(talk):
+    p = RecallParams(bm25_weight=0.0, neighbour_weight=0.0)
+    hits = recall(talk.index, talk.usage, "researching adoption", k=10, params=p, explain=True)
+    assert hits and all(h.explain["bm25"] is None and h.explain["vector"] is not None for h in hits)
