@@ -213,3 +213,32 @@ def test_a_bm25_weight_of_zero_leaves_the_keyword_stage_out(talk):
     p = RecallParams(bm25_weight=0.0, neighbour_weight=0.0)
     hits = recall(talk.index, talk.usage, "researching adoption", k=10, params=p, explain=True)
     assert hits and all(h.explain["bm25"] is None and h.explain["vector"] is not None for h in hits)
+
+
+def test_neighbours_join_their_place_for_the_source_context(talk):
+    def fused(source_weight, neighbour_weight):
+        p = RecallParams(vector_weight=0.0, neighbour_weight=neighbour_weight, source_weight=source_weight)
+        return {h.record.body: h.explain["fused"] for h in recall(talk.index, talk.usage, "researching", k=10,
+                                                                   params=p, explain=True)}
+    plain = fused(0.0, 0.0)
+    a, b = plain[TALK[0]], plain[TALK[2]]
+    lifted = {TALK[0]: a + 0.3 * b, TALK[2]: b + 0.3 * a, TALK[1]: 0.3 * max(a, b), TALK[3]: 0.3 * b}
+    best_three = sum(sorted(lifted.values())[-3:])   # all four share one conversation
+    both = fused(0.3, 0.3)
+    assert both == pytest.approx({t: v + 0.3 * best_three for t, v in lifted.items()}, rel=1e-9)
+    p = RecallParams(vector_weight=0.0, neighbour_weight=1.0, source_weight=0.0)
+    whole = {h.record.body: h.explain for h in recall(talk.index, talk.usage, "researching", k=10, params=p,
+                                                       explain=True)}
+    assert max(a, b) == 1.0 and whole[TALK[1]]["neighbours"] == 1.0   # a lift of a whole score is still shown
+
+
+def test_a_question_that_names_a_date_looks_further_down_the_matches(brain):
+    brain.config.set("recall.vector_weight", 0.0)
+    brain.remember_many([dict(body=f"Deploy deploy checklist item {i}: deploy the deploy scripts.", key=f"item-{i}",
+                              created="2026-01-10T10:00:00Z") for i in range(60)])
+    brain.remember("The deploy went out late.", key="late", created="2026-03-05T18:00:00Z")
+    p = RecallParams(vector_weight=0.0, source_weight=0.0, neighbour_weight=0.0)
+    undated = [h.record.key for h in recall(brain.index, brain.usage, "deploy", k=5, params=p)]
+    assert "late" not in undated
+    dated = [h.record.key for h in recall(brain.index, brain.usage, "the deploy on March 5, 2026", k=5, params=p)]
+    assert dated[0] == "late"
