@@ -170,14 +170,33 @@ def test_a_touched_file_gets_its_new_size_and_time_without_being_embedded(cb):
 
 def test_a_quick_scan_trusts_size_and_time_a_full_scan_reads_the_file(cb):
     cb.remember("The cache lives for ten minutes.", key="cache")
+    cb.remember("Logs are kept for a week.", key="logs")
     p = cb.root / "memories/me/cache.json"
     st = p.stat()
     p.write_bytes(p.read_bytes().replace(b"ten", b"six"))    # same size
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))         # and the same time
     quick = cb.index.scan(quick=True)
-    assert (quick.changes, quick.unchanged) == (0, 1)
+    assert (quick.changes, quick.unchanged) == (0, 2)
     full = cb.index.scan()
-    assert [d.path for d in full.modified] == ["memories/me/cache.json"] and full.unchanged == 0
+    assert [d.path for d in full.modified] == ["memories/me/cache.json"] and full.unchanged == 1
+
+
+def test_a_file_that_cannot_be_read_is_reported_and_skipped(cb, monkeypatch):
+    cb.remember("Readable.", key="fine")
+    put(cb.root, "memories/me/locked.json", "Locked away.")
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "locked.json":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    report = cb.index.scan()
+    monkeypatch.undo()
+    assert [(p.path, p.message) for p in report.problems] == [
+        ("memories/me/locked.json", "cannot be read (Permission denied), skipped")]
+    assert report.new == () and report.unchanged == 1
 
 
 def test_a_scan_of_some_folders_sees_only_those_folders(cb):

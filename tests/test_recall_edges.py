@@ -242,3 +242,16 @@ def test_a_question_that_names_a_date_looks_further_down_the_matches(brain):
     assert "late" not in undated
     dated = [h.record.key for h in recall(brain.index, brain.usage, "the deploy on March 5, 2026", k=5, params=p)]
     assert dated[0] == "late"
+
+
+def test_a_candidate_that_scores_nothing_is_never_shown(talk):
+    p = RecallParams(bm25_weight=0.0, vector_weight=1.0, neighbour_weight=0.0, source_weight=0.0)
+    hits = recall(talk.index, talk.usage, "adoption agencies", k=10, params=p)
+    assert len(hits) == len(TALK) - 1 and all(h.score > 0 for h in hits)   # the least close scores 0
+    assert all(h.explain is None for h in hits)
+
+
+def test_explained_lifts_are_rounded_to_four_places(talk):
+    p = RecallParams(vector_weight=0.0, source_weight=0.0)
+    for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True):
+        assert h.explain["neighbours"] == round(h.explain["neighbours"], 4)
