@@ -182,7 +182,8 @@ def test_a_quick_scan_trusts_size_and_time_a_full_scan_reads_the_file(cb):
 
 
 def test_a_file_that_cannot_be_read_is_reported_and_skipped(cb, monkeypatch):
-    cb.remember("Readable.", key="fine")
+    cb.remember("Readable, and read after the memories shelf.", type="event", key="fine",
+                created="2026-03-02T10:00:00Z")
     put(cb.root, "memories/me/locked.json", "Locked away.")
     real = Path.read_bytes
 

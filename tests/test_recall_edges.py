@@ -251,7 +251,8 @@ def test_a_candidate_that_scores_nothing_is_never_shown(talk):
     assert all(h.explain is None for h in hits)
 
 
-def test_explained_lifts_are_rounded_to_four_places(talk):
+def test_explained_lifts_and_decay_are_rounded_to_four_places(talk):
     p = RecallParams(vector_weight=0.0, source_weight=0.0)
     for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True):
         assert h.explain["neighbours"] == round(h.explain["neighbours"], 4)
+        assert h.explain["decay"] == round(h.explain["decay"], 4) and 0.6 < h.explain["decay"] < 1.0
