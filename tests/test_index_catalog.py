@@ -181,6 +181,24 @@ def test_a_quick_scan_trusts_size_and_time_a_full_scan_reads_the_file(cb):
     assert [d.path for d in full.modified] == ["memories/me/cache.json"] and full.unchanged == 1
 
 
+def test_a_known_bad_file_is_not_parsed_again_and_the_files_after_it_are_scanned(cb, monkeypatch):
+    import brain_core.index as index_module
+
+    cb.remember("Read after the memories shelf.", type="event", key="later", created="2026-03-02T10:00:00Z")
+    (cb.root / "memories/me").mkdir(parents=True, exist_ok=True)
+    (cb.root / "memories/me/broken.json").write_text("{not json", encoding="utf-8")
+    cb.index.sync()
+    parsed, real = [], index_module.load_doc
+    monkeypatch.setattr(index_module, "load_doc", lambda path, *a: parsed.append(path) or real(path, *a))
+    for scan in (cb.index.scan(), cb.index.scan(dirs=["memories/me"])):
+        assert [p.path for p in scan.problems] == ["memories/me/broken.json"] and scan.changes == 0
+    assert parsed == []
+    assert cb.index.scan().unchanged == 1   # the event, read after the bad file
+    (cb.root / "memories/me/broken.json").write_text("{still not json", encoding="utf-8")
+    assert [p.path for p in cb.index.scan().problems] == ["memories/me/broken.json"]
+    assert parsed == ["memories/me/broken.json"]   # changed: parsed again
+
+
 def test_a_file_that_cannot_be_read_is_reported_and_skipped(cb, monkeypatch):
     cb.remember("Readable, and read after the memories shelf.", type="event", key="fine",
                 created="2026-03-02T10:00:00Z")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
+import numpy as np
 import pytest
 
 from brain_core.config import Config
@@ -256,3 +257,48 @@ def test_explained_lifts_and_decay_are_rounded_to_four_places(talk):
     for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True):
         assert h.explain["neighbours"] == round(h.explain["neighbours"], 4)
         assert h.explain["decay"] == round(h.explain["decay"], 4) and 0.6 < h.explain["decay"] < 1.0
+
+
+def test_each_hit_is_judged_on_its_own_words_and_closeness(talk):
+    talk.config.set("recall.vector_weight", 0.5)
+    p = RecallParams(neighbour_weight=0.0, source_weight=0.0)
+    hits = recall(talk.index, talk.usage, "what is she researching", k=10, params=p, explain=True)
+    top = hits[0]
+    assert top.record.body in (TALK[0], TALK[2])
+    assert top.evidence.words == ("researching",) and top.evidence.matched == ("researching",)
+    assert top.evidence.coverage == 1.0 and top.evidence.agree is True
+    assert top.evidence.cosine == pytest.approx(top.explain["vector"]["score"], abs=1e-4)
+    assert top.confidence == "strong"
+
+
+def test_a_recall_that_touches_counts_a_use_of_each_hit_as_recalled(talk):
+    p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    hits = recall(talk.index, talk.usage, "researching", k=10, params=p, touch=True, now=NOW)
+    paths = [h.path for h in hits]
+    assert len(paths) == 2
+    assert talk.usage.get(paths) == {path: (1, NOW) for path in paths}
+    assert all(talk.usage.reasons(path) == {"recalled": 1} for path in paths)
+    recall(talk.index, talk.usage, "researching", k=10, params=p, now=NOW)   # not touching: no use
+    assert talk.usage.get(paths) == {path: (1, NOW) for path in paths}
+
+
+def test_a_question_vector_of_another_float_width_is_read_alike(brain):
+    brain.remember("The coffee machine is descaled every month.", key="coffee")
+    brain.remember("Quarterly taxes are filed by the accountant.", key="taxes")
+    vec = brain.embedder.embed(["taxes: Quarterly taxes are filed by the accountant."])[0]
+    p = RecallParams(bm25_weight=0.0)
+    wide = recall(brain.index, brain.usage, "zz", k=2, query_vector=vec.astype(np.float64), params=p)
+    assert [h.record.key for h in wide] == [h.record.key for h in recall(brain.index, brain.usage, "zz", k=2,
+                                                                          query_vector=vec, params=p)]
+    assert wide[0].record.key == "taxes"
+
+
+def test_lessons_asked_for_with_another_shelf_are_found_by_meaning(brain):
+    brain.remember("When a migration fails, restore the snapshot before retrying.", type="lesson", key="migrations")
+    brain.remember("The coffee machine is descaled every month.", key="coffee")
+    p = RecallParams(bm25_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    hits = recall(brain.index, brain.usage, "database upgrade went wrong", k=2, shelves=("memories", "lessons"),
+                  params=p)
+    assert "migrations" in [h.record.key for h in hits]
+    plain = recall(brain.index, brain.usage, "database upgrade went wrong", k=2, params=p)
+    assert "migrations" not in [h.record.key for h in plain]   # not on the default shelves
