@@ -302,3 +302,61 @@ def test_lessons_asked_for_with_another_shelf_are_found_by_meaning(brain):
     assert "migrations" in [h.record.key for h in hits]
     plain = recall(brain.index, brain.usage, "database upgrade went wrong", k=2, params=p)
     assert "migrations" not in [h.record.key for h in plain]   # not on the default shelves
+
+
+# -- the two stages ----------------------------------------------------------------------------------
+
+
+def test_a_vector_weight_of_zero_embeds_nothing_and_a_given_vector_is_not_replaced(tmp_path, embedder):
+    from brain_core import Brain
+    from counting import CountingEmbedder
+
+    counter = CountingEmbedder(embedder)
+    b = Brain.init(tmp_path / "brain", embedder=counter)
+    b.remember("The coffee machine is descaled every month.", key="coffee")
+    n = len(counter.texts)
+    recall(b.index, b.usage, "coffee machine", k=1, params=RecallParams(vector_weight=0.0))
+    vec = embedder.embed(["coffee machine"])[0]
+    recall(b.index, b.usage, "coffee machine", k=1, query_vector=vec)
+    assert counter.texts[n:] == []
+    recall(b.index, b.usage, "coffee machine", k=1)
+    assert counter.texts[n:] == ["coffee machine"]
+    b.close()
+
+
+def test_a_question_that_is_only_a_date_still_looks_for_its_words(brain):
+    brain.remember("The March offsite was held in Lisbon.", key="offsite", created="2026-01-10T10:00:00Z")
+    p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    assert [h.record.key for h in recall(brain.index, brain.usage, "March 2026", k=3, params=p)] == ["offsite"]
+
+
+def test_the_keyword_stage_finds_lessons_when_only_lessons_are_asked_for(brain):
+    brain.remember("When a migration fails, restore the snapshot before retrying.", type="lesson", key="migrations")
+    brain.remember("The migration window is on Sunday.", key="window")
+    p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    assert [h.record.key for h in recall(brain.index, brain.usage, "migration", k=3, params=p,
+                                         shelves=("lessons",))] == ["migrations"]
+    assert [h.record.key for h in recall(brain.index, brain.usage, "migration", k=3, params=p)] == ["window"]
+
+
+def test_a_tag_filter_looks_further_down_the_vector_matches(brain):
+    brain.remember_many([dict(body=f"Database backup note {i}: the nightly database backup finished.",
+                              key=f"backup-{i}") for i in range(12)])
+    brain.remember("Snapshots of the storage volumes are copied offsite.", key="snapshots", tags=["ops"])
+    p = RecallParams(bm25_weight=0.0, candidates=2, neighbour_weight=0.0, source_weight=0.0)
+    every = [h.record.key for h in recall(brain.index, brain.usage, "database backup", k=5, params=p)]
+    assert "snapshots" not in every   # farther than the untagged notes
+    tagged = recall(brain.index, brain.usage, "database backup", k=1, params=p, tag="ops")
+    assert [h.record.key for h in tagged] == ["snapshots"]
+
+
+def test_the_vectors_in_memory_obey_the_profile_and_type_filters(brain):
+    brain.remember("The nightly database backup finished.", key="mine")
+    brain.remember("The nightly database backup failed twice.", key="theirs", profile="codex", type="decision")
+    p = RecallParams(bm25_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    for _ in range(3):   # the second vector search on loads the vectors in memory
+        recall(brain.index, brain.usage, "database backup", k=2, params=p)
+    assert brain.index._vcache is not None
+    keys = lambda **kw: [h.record.key for h in recall(brain.index, brain.usage, "database backup", k=2, params=p, **kw)]
+    assert keys(profile="codex") == ["theirs"] and keys(profile="me") == ["mine"]
+    assert keys(type="decision") == ["theirs"] and keys(type="fact") == ["mine"]
