@@ -217,14 +217,16 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
 
     if want_vector:
         vec = query_vector if embedding is None else embedding.result()[0]
-        filtered = bool(profile or type or tag)
-        want = n * 4 if filtered else n
+        # profile and type are filtered inside the search; a tag and some of the shelves only after it,
+        # so the search looks further for them
+        after = bool(tag) or len(shelves) not in (1, len(DEFAULT_SHELVES))
+        want = n * 4 if after else n
         cache = index.vectors()
         if cache is not None:
             rows = cache.search(vec, want, shelves, profile, type)
         else:
             rows = _vec0_search(conn, vec, want, shelves, profile, type)
-        if tag or len(shelves) not in (1, len(DEFAULT_SHELVES)):
+        if after:
             keep = _rowids_matching(conn, [r for r, _ in rows], where, wargs)
             rows = [r for r in rows if r[0] in keep]
         for rank, (rowid, dist) in enumerate(rows[:n], 1):

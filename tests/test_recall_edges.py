@@ -360,3 +360,16 @@ def test_the_vectors_in_memory_obey_the_profile_and_type_filters(brain):
     keys = lambda **kw: [h.record.key for h in recall(brain.index, brain.usage, "database backup", k=2, params=p, **kw)]
     assert keys(profile="codex") == ["theirs"] and keys(profile="me") == ["mine"]
     assert keys(type="decision") == ["theirs"] and keys(type="fact") == ["mine"]
+
+
+def test_some_shelves_look_further_down_the_vector_matches(brain):
+    for i in range(8):
+        brain.write_text(f"knowledge/backup-{i}.md", f"# Backups {i}\n\nThe nightly database backup finished, run {i}.\n",
+                         "a knowledge page")
+    brain.remember("Snapshots of the storage volumes are copied offsite.", key="snapshots")
+    p = RecallParams(bm25_weight=0.0, candidates=2, neighbour_weight=0.0, source_weight=0.0)
+    for _ in range(3):   # searched in the catalog file, then in memory
+        hits = recall(brain.index, brain.usage, "database backup", k=1, params=p, shelves=("memories", "events"))
+        assert [h.record.key for h in hits] == ["snapshots"]
+    every = [h.path for h in recall(brain.index, brain.usage, "database backup", k=4, params=p)]
+    assert all(path.startswith("knowledge/") for path in every)   # the pages are closer
