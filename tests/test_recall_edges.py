@@ -350,13 +350,16 @@ def test_a_tag_filter_looks_further_down_the_vector_matches(brain):
     assert [h.record.key for h in tagged] == ["snapshots"]
 
 
-def test_the_vectors_in_memory_obey_the_profile_and_type_filters(brain):
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_the_vector_search_obeys_the_profile_and_type_filters(brain, in_memory):
     brain.remember("The nightly database backup finished.", key="mine")
     brain.remember("The nightly database backup failed twice.", key="theirs", profile="codex", type="decision")
     p = RecallParams(bm25_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    if not in_memory:
+        brain.index.vector_cache_mb = 0   # searched in the catalog file, as a one-shot command does
     for _ in range(3):   # the second vector search on loads the vectors in memory
         recall(brain.index, brain.usage, "database backup", k=2, params=p)
-    assert brain.index._vcache is not None
+    assert (brain.index._vcache is not None) is in_memory
     keys = lambda **kw: [h.record.key for h in recall(brain.index, brain.usage, "database backup", k=2, params=p, **kw)]
     assert keys(profile="codex") == ["theirs"] and keys(profile="me") == ["mine"]
     assert keys(type="decision") == ["theirs"] and keys(type="fact") == ["mine"]
