@@ -238,16 +238,17 @@ def test_a_scan_of_some_folders_sees_only_those_folders(cb):
 
 def test_apply_reports_progress_per_batch_and_reuses_a_vector_within_the_run(cb):
     root = cb.root
-    for i in range(APPLY_BATCH + 1):
+    total = 2 * APPLY_BATCH + 1
+    for i in range(total):
         put(root, f"memories/bulk/item-{i:03d}.json", "The same note, copied many times.", key="copied-note")
     seen = []
     n = len(cb._embedder.texts)
     report, stats = cb.index.sync(progress=lambda done, total: seen.append((done, total)))
-    assert seen == [(APPLY_BATCH, APPLY_BATCH + 1), (APPLY_BATCH + 1, APPLY_BATCH + 1)]
-    # the last file's text was embedded in the first batch: its vector is reused from the catalog
-    assert (stats.embedded, stats.reused, stats.written) == (APPLY_BATCH, 1, APPLY_BATCH + 1)
+    assert seen == [(APPLY_BATCH, total), (2 * APPLY_BATCH, total), (total, total)]
+    # the text was embedded in the first batch: the later batches reuse its vector from the catalog
+    assert (stats.embedded, stats.reused, stats.written) == (APPLY_BATCH, APPLY_BATCH + 1, total)
     assert len(cb._embedder.texts) - n == APPLY_BATCH
-    assert len(rows(cb)) == APPLY_BATCH + 1
+    assert len(rows(cb)) == total
 
 
 def test_a_moved_file_is_not_embedded_again(cb):

@@ -6,6 +6,7 @@ code would change (docs/MUTATION.md lists the mutants these were written against
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timezone
 
 import numpy as np
@@ -376,3 +377,14 @@ def test_some_shelves_look_further_down_the_vector_matches(brain):
         assert [h.record.key for h in hits] == ["snapshots"]
     every = [h.path for h in recall(brain.index, brain.usage, "database backup", k=4, params=p)]
     assert all(path.startswith("knowledge/") for path in every)   # the pages are closer
+
+
+def test_the_explanation_times_each_stage_in_milliseconds(brain):
+    brain.remember("The coffee machine is descaled every month.", key="coffee")
+    t0 = time.perf_counter()
+    (hit,) = recall(brain.index, brain.usage, "coffee machine descaled", k=1, explain=True)
+    wall_ms = (time.perf_counter() - t0) * 1000
+    ms = hit.explain["ms"]
+    assert set(ms) == {"bm25", "vector"} and all(type(v) is float for v in ms.values())
+    assert all(v == round(v, 2) for v in ms.values())
+    assert 0 < ms["bm25"] and 0 < ms["vector"] and ms["bm25"] + ms["vector"] <= wall_ms + 0.01
