@@ -14,7 +14,7 @@ import pytest
 
 from brain_core.config import Config
 from brain_core.errors import BrainError
-from brain_core.recall import RecallParams, recall, rescore
+from brain_core.recall import RecallParams, fts_query, recall, rescore
 
 NOW = 1_800_000_000.0
 
@@ -64,6 +64,25 @@ def test_an_unknown_fusion_is_refused_by_name(tmp_path, fusion, shown):
     with pytest.raises(BrainError) as e:
         RecallParams.from_config(settings(tmp_path, {"fusion": fusion}))
     assert str(e.value) == f"The setting recall.fusion = {shown} is not 'score' or 'rrf'; fix the settings file."
+
+
+# -- the keyword query -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, query", [
+    ("What is the Deploy window?", '"deploy" OR "window"'),
+    ("what is it", '"what" OR "is" OR "it"'),            # only stopwords: they are all there is to search
+    ("deploy, DEPLOY and deploy-window", '"deploy" OR "window"'),
+    ('"); DROP TABLE docs; --', '"drop" OR "table" OR "docs"'),
+    ("?! ...", None),
+])
+def test_the_keyword_query_keeps_each_content_word_once_in_lower_case(text, query):
+    assert fts_query(text) == query
+
+
+def test_the_keyword_query_takes_the_first_32_words():
+    words = [f"word{i}" for i in range(40)]
+    assert fts_query(" ".join(words)) == " OR ".join(f'"{w}"' for w in words[:32])
 
 
 # -- rescoring -------------------------------------------------------------------------------------
