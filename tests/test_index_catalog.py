@@ -199,6 +199,23 @@ def test_a_known_bad_file_is_not_parsed_again_and_the_files_after_it_are_scanned
     assert parsed == ["memories/me/broken.json"]   # changed: parsed again
 
 
+def test_deletions_are_counted_and_a_bad_file_elsewhere_stays_listed_after_a_catch_up(cb):
+    for key in ("one", "two", "three"):
+        cb.remember(f"Record {key}.", key=key)
+    (cb.root / "memories/me/bad.json").write_text("{", encoding="utf-8")
+    (cb.root / "memories/me/one.json").unlink()
+    (cb.root / "memories/me/two.json").unlink()
+    report, stats = cb.index.sync()
+    assert sorted(report.deleted) == ["memories/me/one.json", "memories/me/two.json"] and stats.deleted == 2
+    assert set(problems(cb)) == {"memories/me/bad.json"}
+    put(cb.root, "memories/codex/pulled.json", "Pulled from another machine.")
+    assert cb.index.catch_up() == "caught-up"   # a scan of memories/codex only
+    assert set(problems(cb)) == {"memories/me/bad.json"} and "memories/codex/pulled.json" in rows(cb)
+    (cb.root / "memories/me/bad.json").unlink()
+    cb.index.sync()
+    assert problems(cb) == {}
+
+
 def test_a_file_that_cannot_be_read_is_reported_and_skipped(cb, monkeypatch):
     cb.remember("Readable, and read after the memories shelf.", type="event", key="fine",
                 created="2026-03-02T10:00:00Z")
