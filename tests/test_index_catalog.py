@@ -216,6 +216,23 @@ def test_deletions_are_counted_and_a_bad_file_elsewhere_stays_listed_after_a_cat
     assert problems(cb) == {}
 
 
+def test_a_sync_takes_deleted_records_out_of_the_vectors_in_memory_and_times_itself(cb):
+    cb.remember("The office plants are watered on Fridays.", key="plants")
+    cb.remember("Visitors sign in at the front desk.", key="visitors")
+    cb.recall("office plants", catch_up=False)
+    cb.recall("front desk", catch_up=False)
+    cache = cb.index._vcache
+    assert cache is not None
+    rowid = cb.index.conn().execute("SELECT rowid FROM docs WHERE key='plants'").fetchone()[0]
+    assert rowid in cache.slot
+    (cb.root / "memories/me/plants.json").unlink()
+    t0 = time.perf_counter()
+    _, stats = cb.index.sync()
+    wall = time.perf_counter() - t0
+    assert stats.deleted == 1 and rowid not in cache.slot and cb.index._vcache is cache
+    assert 0 < stats.seconds <= wall
+
+
 def test_a_file_that_cannot_be_read_is_reported_and_skipped(cb, monkeypatch):
     cb.remember("Readable, and read after the memories shelf.", type="event", key="fine",
                 created="2026-03-02T10:00:00Z")
