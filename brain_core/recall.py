@@ -22,6 +22,7 @@ from .embed import embed_later
 from .places import givers, neighbours, sources, with_neighbours, with_source_context
 from .errors import BrainError, InvalidInput
 from .records import Record
+from .shelves import SHELVES
 from .stopwords import FUNCTION_WORDS
 from .when import find_dates
 
@@ -217,9 +218,9 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
 
     if want_vector:
         vec = query_vector if embedding is None else embedding.result()[0]
-        # profile and type are filtered inside the search; a tag and some of the shelves only after it,
-        # so the search looks further for them
-        after = bool(tag) or len(shelves) not in (1, len(DEFAULT_SHELVES))
+        # profile, type and one shelf, the default shelves or all of them are filtered inside the search;
+        # a tag and other sets of shelves only after it, so the search looks further for them
+        after = bool(tag) or not (len(set(shelves)) == 1 or set(shelves) in (set(DEFAULT_SHELVES), set(SHELVES)))
         want = n * 4 if after else n
         cache = index.vectors()
         if cache is not None:

@@ -407,3 +407,15 @@ def test_the_explanation_times_each_stage_in_milliseconds(brain):
     assert set(ms) == {"bm25", "vector"} and all(type(v) is float for v in ms.values())
     assert all(v == round(v, 2) for v in ms.values())
     assert 0 < ms["bm25"] and 0 < ms["vector"] and ms["bm25"] + ms["vector"] <= wall_ms + 0.01
+
+
+def test_three_shelves_that_are_not_the_default_keep_the_fourth_out(brain):
+    brain.write_text("knowledge/backups.md", "# Backups\n\nThe nightly database backup finished.\n", "a page")
+    brain.remember("Restore the database backup before retrying a migration.", type="lesson", key="restore")
+    brain.remember("The database backup runs at two.", key="backup-time")
+    brain.remember("The coffee machine is descaled every month.", key="coffee")   # the farthest: it scores 0
+    p = RecallParams(bm25_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    for _ in range(3):   # in the catalog file, then in memory
+        hits = recall(brain.index, brain.usage, "database backup", k=5, params=p,
+                      shelves=("memories", "events", "lessons"))
+        assert sorted(h.record.key for h in hits) == ["backup-time", "restore"]
