@@ -263,6 +263,12 @@ def test_a_scan_of_some_folders_sees_only_those_folders(cb):
     report = cb.index.scan(dirs=["memories/a_b"])
     assert [d.path for d in report.new] == ["memories/a_b/three.json"]
     assert report.deleted == () and report.unchanged == 1
+    put(root, "memories/5%/pct.json", "In a folder made by hand, whose name is no profile.")
+    put(root, "memories/5xx/other.json", "Kept next to it.")
+    cb.index.sync()
+    report = cb.index.scan(dirs=["memories/5%"])   # nor "5%" one that takes "5xx"
+    assert (report.changes, report.unchanged) == (0, 0)
+    assert [p.path for p in report.problems] == ["memories/5%/pct.json"]
     # a folder's rows are its own files, not those of the folders below it
     events = [p for p in rows(cb) if p.startswith("events/")]
     month = events[0].rsplit("/", 1)[0]
