@@ -274,9 +274,10 @@ def test_a_candidate_that_scores_nothing_is_never_shown(talk):
 
 def test_explained_lifts_and_decay_are_rounded_to_four_places(talk):
     p = RecallParams(vector_weight=0.0, source_weight=0.0)
-    for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True):
+    for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True, now=NOW):
         assert h.explain["neighbours"] == round(h.explain["neighbours"], 4)
-        assert h.explain["decay"] == round(h.explain["decay"], 4) and 0.6 < h.explain["decay"] < 1.0
+        # 2026-03-02 10:00 seen from NOW (2027-01-15), 318.9 days: 0.6 + 0.4 x 0.5 ** (318.9 / 180) = 0.71714
+        assert h.explain["decay"] == 0.7171
 
 
 def test_each_hit_is_judged_on_its_own_words_and_closeness(talk):
