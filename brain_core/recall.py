@@ -30,6 +30,7 @@ from .when import find_dates
 STOPWORDS = FUNCTION_WORDS | frozenset("tell know remember say said".split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_SHELVES = ("memories", "events", "knowledge")
+_FILTERED_INSIDE = (frozenset(DEFAULT_SHELVES), frozenset(SHELVES))  # shelf sets the vector search filters itself
 RECENT_MIN_SIMILARITY = 0.4  # cosine; below this a vector neighbour is not "about" the question
 
 
@@ -220,7 +221,8 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
         vec = query_vector if embedding is None else embedding.result()[0]
         # profile, type and one shelf, the default shelves or all of them are filtered inside the search;
         # a tag and other sets of shelves only after it, so the search looks further for them
-        after = bool(tag) or not (len(set(shelves)) == 1 or set(shelves) in (set(DEFAULT_SHELVES), set(SHELVES)))
+        kept = frozenset(shelves)
+        after = bool(tag) or not (len(kept) == 1 or kept in _FILTERED_INSIDE)
         want = n * 4 if after else n
         cache = index.vectors()
         if cache is not None:
