@@ -52,7 +52,8 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 # bm25 / vector: one stage's weight set to 0, everything else as configured; plain-bm25: bm25 and
 # nothing else (no source, neighbour or date lift), the reference row of the data set's README.
 MODES = {"hybrid": {}, "bm25": {"vector_weight": 0.0}, "vector": {"bm25_weight": 0.0},
-         "plain-bm25": {"vector_weight": 0.0, "source_weight": 0.0, "date_boost": 0.0, "neighbour_weight": 0.0}}
+         "plain-bm25": {"vector_weight": 0.0, "source_weight": 0.0, "date_boost": 0.0, "neighbour_weight": 0.0,
+                        "answer_weight": 0.0, "question_weight": 1.0}}
 _EVID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
@@ -230,7 +231,7 @@ def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str],
 
 def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     """Each question's candidates from both stages (run once), to fuse offline under many settings."""
-    from brain_core.places import neighbours
+    from brain_core.places import asking, neighbours
     from brain_core.recall import DEFAULT_SHELVES, RecallParams, _filters, gather
 
     params = RecallParams(date_boost=1.0 if date_parse else 0.0)
@@ -241,19 +242,22 @@ def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     dia = {r: turn_of.get(m[1]) for r, m in meta.items()}
     where, wargs = _filters(None, None, None, DEFAULT_SHELVES)
     around = neighbours(conn, list(meta), where, wargs)  # every record's, so any may be a match
+    after = neighbours(conn, list(meta), where, wargs, span=1, sides=("after",))
+    asked = asking(conn, list(meta))
     qs = questions(conv)
     vecs = tb.embedder.embed([q["q"] for q in qs])
     out = []
     for q, v in zip(qs, vecs):
         cand = gather(tb.index, q["q"], params=params, query_vector=v, n=params.candidates)
-        out.append({"q": q, "cand": cand, "meta": times, "source": source, "dia": dia, "around": around})
+        out.append({"q": q, "cand": cand, "meta": times, "source": source, "dia": dia, "around": around,
+                    "after": after, "asked": asked})
     return out
 
 
 def offline_recall(items: list[dict], params) -> dict[int, float]:
-    """The ranking recall() would return (fuse -> source context -> shortlist -> decay and date
-    lift) from the candidates collected once, scored."""
-    from brain_core.places import givers, with_neighbours, with_source_context
+    """The ranking recall() would return (fuse -> neighbours and answers -> questions lowered ->
+    source context -> shortlist -> decay and date lift) from the candidates collected once, scored."""
+    from brain_core.places import givers, with_neighbours, with_questions, with_source_context
     from brain_core.recall import fuse, rescore, shortlist
 
     now = time.time()
@@ -264,9 +268,12 @@ def offline_recall(items: list[dict], params) -> dict[int, float]:
                       or (s == "vector" and params.vector_weight > 0)} for r, st in cand.stages.items()}
         stages = {r: st for r, st in stages.items() if st}
         fused = fuse(stages, params)
-        if params.neighbour_weight > 0:
-            near = {g: it["around"].get(g, []) for g in givers(fused, it["source"])}
-            fused = with_neighbours(fused, near, params.neighbour_weight)
+        if params.neighbour_weight > 0 or params.answer_weight > 0:
+            top = givers(fused, it["source"])
+            near = {g: it["around"].get(g, []) for g in top} if params.neighbour_weight > 0 else {}
+            answers = {g: it["after"].get(g, []) for g in top if g in it["asked"]} if params.answer_weight > 0 else {}
+            fused = with_neighbours(fused, near, params.neighbour_weight, answers, params.answer_weight)
+        fused = with_questions(fused, it["asked"], params.question_weight)
         fused = with_source_context(fused, it["source"], params)
         dates = cand.dates if params.date_boost > 0 else []
         scored = rescore(shortlist(fused, 50, bool(dates)), fused, it["meta"], dates, params, now)
@@ -295,7 +302,7 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
 
     plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
     before = RecallParams(fusion="rrf", vector_weight=0.5, rrf_k=60, date_boost=0.0, source_weight=0.0,
-                          neighbour_weight=0.0)
+                          neighbour_weight=0.0, answer_weight=0.0, question_weight=1.0)
     rows = [("before: rrf, bm25 1 + vectors 0.5, k 60", before, plain),
             ("bm25 alone", replace(before, vector_weight=0.0), plain),
             ("vectors alone", replace(before, bm25_weight=0.0, vector_weight=1.0), plain),
@@ -304,7 +311,11 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
             ("3. + dates named in the question (lift 1.0)", replace(before, fusion="score", date_boost=1.0), dated),
             ("4. + source context (0.3)", replace(before, fusion="score", date_boost=1.0, source_weight=0.3), dated),
             ("5. + neighbours in the source (0.3)", replace(before, fusion="score", date_boost=1.0, source_weight=0.3,
-                                                            neighbour_weight=0.3), dated)]
+                                                            neighbour_weight=0.3), dated),
+            ("6. + answers after questions (0.5), askers 0.7", replace(before, fusion="score", date_boost=1.0,
+                                                                      source_weight=0.3, neighbour_weight=0.3,
+                                                                      answer_weight=0.5, question_weight=0.7), dated),
+            ("7. neighbours 0.2 (the defaults)", RecallParams(), dated)]
     print(f"\nturn level, conversations {convs[0]}-{convs[-1]} ({len(plain)} questions), 100 candidates a stage")
     print(f"{'':46} " + " ".join(f"R@{k:<4}" for k in KS))
     for label, p, items in rows:
@@ -332,9 +343,10 @@ def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_te
         print(f"fusion={p.fusion} vector_weight={p.vector_weight} rrf_k={p.rrf_k} date_boost={p.date_boost} "
               f"source_weight={p.source_weight} neighbour_weight={p.neighbour_weight}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
     for label, p in [("bm25 alone", RecallParams(vector_weight=0.0, source_weight=0.0, date_boost=0.0,
-                                                 neighbour_weight=0.0)),
+                                                 neighbour_weight=0.0, answer_weight=0.0, question_weight=1.0)),
                      ("vectors alone", RecallParams(bm25_weight=0.0, vector_weight=1.0, source_weight=0.0,
-                                                    date_boost=0.0, neighbour_weight=0.0))]:
+                                                    date_boost=0.0, neighbour_weight=0.0, answer_weight=0.0,
+                                                    question_weight=1.0))]:
         m = offline_recall(plain, p)
         print(f"{label}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
 

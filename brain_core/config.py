@@ -35,8 +35,14 @@ DEFAULTS: dict[str, Any] = {
         # meeting): several hits from one place make each more likely. 0 turns it off.
         "source_weight": 0.3,
         # Lift the records written just before and after a strong match in its source (the turn
-        # that answers follows the one that names the subject) by 0.3 x its score. 0 turns it off.
-        "neighbour_weight": 0.3,
+        # that answers follows the one that names the subject) by 0.2 x its score. 0 turns it off.
+        "neighbour_weight": 0.2,
+        # The record right after a match that asks ("how long have you been married?") is its
+        # answer: lifted by 0.5 x the match's score instead. 0 turns it off.
+        "answer_weight": 0.5,
+        # A record that asks (its body ends in "?") counts 0.7 of its score: it asks rather than
+        # tells. 1 turns it off.
+        "question_weight": 0.7,
         # Records made on a date the question names ("in May 2023") count double. 0 turns it off.
         "date_boost": 1.0,
         # Decay: an unused record loses weight with age down to `decay_floor` (never removed).

@@ -9,7 +9,12 @@ after the keyword and vector scores are fused (``recall.fuse``) and before decay
 - **neighbours** (``recall.neighbour_weight``): the records written just before and after a strong
   match in the same source are lifted by its score, and join the candidates if they were not among
   them. In a conversation or a meeting the answer often follows the turn that names the subject
-  ("what are you researching?" -> "adoption agencies"), with none of the question's words.
+  ("what are you researching?" -> "adoption agencies"), with none of the question's words;
+- **answers** (``recall.answer_weight``): the record right after a match that asks something (its
+  body ends in "?") is its answer, and is lifted by ``answer_weight`` instead of ``neighbour_weight``;
+- **questions** (``recall.question_weight``): a record that asks counts only this much, since it
+  asks rather than tells: "how long have you been married?" shares every word with the question, and
+  "5 years already!" after it is what was wanted.
 
 A source's records are in the order they were written: by ``created``, then by id (ids made in one
 process strictly increase, ``records.new_id``). Records with no source have no place.
@@ -56,13 +61,18 @@ def givers(fused: dict[int, float], sources: dict[int, str], n: int = NEIGHBOUR_
     return [r for r in ranked if fused[r] > 0 and sources.get(r)][:n]
 
 
+SIDES = {"before": ("<", ">=", -1, "DESC"), "after": (">", "<=", 1, "ASC")}  # comparison, edge, sign, order
+
+
 def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEIGHBOUR_SPAN,
-               window_s: float = NEIGHBOUR_WINDOW_S) -> dict[int, list[int]]:
+               window_s: float = NEIGHBOUR_WINDOW_S, sides: tuple[str, ...] = ("before", "after")) -> dict[int, list[int]]:
     """rowid -> the records up to ``span`` before and after it in its source (by created, then id),
-    written within ``window_s`` of it and passing recall's filters (``where`` on alias ``d``). One
-    query per 100 rowids: two index seeks on (source, created_ts, id) for each."""
+    written within ``window_s`` of it and passing recall's filters (``where`` on alias ``d``); only
+    the ``sides`` asked for. One query per 100 rowids: an index seek on (source, created_ts, id) for
+    each side of each."""
     if not rowids or span <= 0:
         return {}
+    sides = tuple(SIDES[side] for side in sides)
     out: dict[int, list[int]] = {r: [] for r in rowids}
     for start in range(0, len(rowids), NEIGHBOUR_CHUNK):
         chunk = rowids[start:start + NEIGHBOUR_CHUNK]
@@ -72,7 +82,8 @@ def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEI
         for rowid, source, ts, rid in rows:
             if not source or ts is None:
                 continue
-            for cmp, edge, bound, order in (("<", ">=", ts - window_s, "DESC"), (">", "<=", ts + window_s, "ASC")):
+            for cmp, edge, sign, order in sides:
+                bound = ts + sign * window_s
                 parts.append(f"SELECT ? AS giver, x.rowid FROM (SELECT d.rowid FROM docs d WHERE d.source = ? "
                              f"AND (d.created_ts, d.id) {cmp} (?, ?) AND d.created_ts {edge} ? AND {where} "
                              f"ORDER BY d.created_ts {order}, d.id {order} LIMIT {int(span)}) x")  # a literal: 2x faster
@@ -83,18 +94,45 @@ def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEI
     return out
 
 
-def with_neighbours(fused: dict[int, float], around: dict[int, list[int]], weight: float) -> dict[int, float]:
-    """Each record next to a match (``around``: match -> its neighbours) gains ``weight`` x the best
-    score among the matches next to it; a neighbour that was no candidate joins with that alone."""
-    if weight <= 0 or not around:
+def with_neighbours(fused: dict[int, float], around: dict[int, list[int]], weight: float,
+                    answers: dict[int, list[int]] | None = None, answer_weight: float = 0.0) -> dict[int, float]:
+    """Each record next to a match (``around``: match -> its neighbours) gains the best of ``weight``
+    x the score of each match next to it; the record right after a match that asks (``answers``:
+    match -> [that record]) gains ``answer_weight`` x its score instead, when that is more. A
+    neighbour that was no candidate joins with that alone."""
+    answers = answers or {}
+    if (weight <= 0 or not around) and (answer_weight <= 0 or not answers):
         return fused
     lift: dict[int, float] = {}
-    for giver, near in around.items():
-        g = fused.get(giver, 0.0)
-        for r in near:
-            if r != giver and g > lift.get(r, 0.0):
-                lift[r] = g
+    for w, pairs in ((weight, around), (answer_weight, answers)):
+        for giver, near in pairs.items():
+            g = w * fused.get(giver, 0.0)
+            for r in near:
+                if r != giver and g > lift.get(r, 0.0):
+                    lift[r] = g
     out = dict(fused)
     for r, g in lift.items():
-        out[r] = out.get(r, 0.0) + weight * g
+        out[r] = out.get(r, 0.0) + g
     return out
+
+
+def asks(body: str) -> bool:
+    """A record asks rather than tells when its body ends in a question mark."""
+    return body.rstrip().endswith("?")
+
+
+def asking(conn, rowids: list[int]) -> set[int]:
+    """The rowids among ``rowids`` whose record asks (:func:`asks`), 500 to a query."""
+    out: set[int] = set()
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start:start + 500]
+        out.update(r for r, body in conn.execute(f"SELECT rowid, body FROM docs WHERE rowid IN "
+                                                 f"({','.join('?' * len(chunk))})", chunk) if asks(body or ""))
+    return out
+
+
+def with_questions(fused: dict[int, float], asking: set[int], weight: float) -> dict[int, float]:
+    """The records that ask count ``weight`` x their score (1: as much as any other)."""
+    if weight == 1 or not asking:
+        return fused
+    return {r: f * weight if r in asking else f for r, f in fused.items()}

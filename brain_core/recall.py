@@ -19,7 +19,7 @@ import numpy as np
 
 from .confidence import assess
 from .embed import embed_later
-from .places import givers, neighbours, sources, with_neighbours, with_source_context
+from .places import asking, givers, neighbours, sources, with_neighbours, with_questions, with_source_context
 from .errors import BrainError, InvalidInput
 from .records import Record
 from .shelves import SHELVES
@@ -74,7 +74,9 @@ class RecallParams:
     vector_weight: float = 0.5
     rrf_k: int = 60
     source_weight: float = 0.3   # lift from other matches with the same source (0: off)
-    neighbour_weight: float = 0.3  # lift for the records written next to a match in its source (0: off)
+    neighbour_weight: float = 0.2  # lift for the records written next to a match in its source (0: off)
+    answer_weight: float = 0.5   # lift for the record right after a match that asks, its answer (0: off)
+    question_weight: float = 0.7  # what a record that asks (ends in "?") counts (1: as much as any other)
     candidates: int = 100
     half_life_days: float = 180.0
     decay_floor: float = 0.6
@@ -366,16 +368,9 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
 
     fused = fuse(stages, params)
     near: dict[int, float] = {}
-    if params.source_weight > 0 or params.neighbour_weight > 0:
-        src = sources(conn, list(fused))
-        if params.neighbour_weight > 0:
-            where, wargs = where_of(profile, type, tag, shelves)
-            lifted = with_neighbours(fused, near_of(conn, givers(fused, src), where, wargs), params.neighbour_weight)
-            if explain:
-                near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
-            src.update(sources(conn, [r for r in lifted if r not in src]))
-            fused = lifted
-        fused = with_source_context(fused, src, params)
+    asked: set[int] = set()
+    if params.source_weight > 0 or params.neighbour_weight > 0 or params.answer_weight > 0 or params.question_weight != 1:
+        fused, near, asked = _in_place(conn, fused, params, near_of, *where_of(profile, type, tag, shelves))
     pool = shortlist(fused, k, bool(cand.dates))
     docs = _load(conn, pool)
     use = usage.get([docs[r]["path"] for r in pool if r in docs])
@@ -389,7 +384,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         ex = None
         if explain:
             ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
-                  "neighbours": round(near.get(rowid, 0.0), 4),
+                  "neighbours": round(near.get(rowid, 0.0), 4), "asks": rowid in asked,
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
                   "dated": dated, "ms": cand.ms}
             if backend != "sqlite":
@@ -399,6 +394,29 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     if touch:
         usage.bump([h.path for h in hits], now, why="recalled")
     return hits
+
+
+def _in_place(conn, fused: dict[int, float], params: RecallParams, near_of, where: str,
+              wargs: list) -> tuple[dict[int, float], dict[int, float], set[int]]:
+    """The place lifts (``places``) on the fused scores: neighbours and answers of the best matches,
+    the records that ask lowered, then source context. Returns (scores, each record's lift from its
+    neighbours or question, the records that ask)."""
+    src = sources(conn, list(fused))
+    questions = params.answer_weight > 0 or params.question_weight != 1
+    asked = asking(conn, list(fused)) if questions else set()
+    lifted = fused
+    if params.neighbour_weight > 0 or params.answer_weight > 0:
+        top = givers(fused, src)
+        around = near_of(conn, top, where, wargs) if params.neighbour_weight > 0 else {}
+        ask = [g for g in top if g in asked]
+        answers = near_of(conn, ask, where, wargs, span=1, sides=("after",)) if ask and params.answer_weight > 0 else {}
+        lifted = with_neighbours(fused, around, params.neighbour_weight, answers, params.answer_weight)
+        joined = [r for r in lifted if r not in fused]
+        src.update(sources(conn, joined))
+        if questions:
+            asked |= asking(conn, joined)
+    near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
+    return with_source_context(with_questions(lifted, asked, params.question_weight), src, params), near, asked
 
 
 def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, has_words, query="") -> list[Hit]:

@@ -107,8 +107,12 @@ SETTINGS: tuple[Setting, ...] = (
     _s("recall.use_lift", "float", 0.1, "the most a record's uses (cited, opened, copied, thumbs-up) lift it "
        "(0: off)", minimum=0),
     _s("recall.source_weight", "float", 0.3, "lift from other matches of the same source (0: off)", minimum=0),
-    _s("recall.neighbour_weight", "float", 0.3, "lift for the records written next to a match in its source "
+    _s("recall.neighbour_weight", "float", 0.2, "lift for the records written next to a match in its source "
        "(0: off)", minimum=0),
+    _s("recall.answer_weight", "float", 0.5, "lift for the record right after a match that asks, its answer "
+       "(0: off)", minimum=0),
+    _s("recall.question_weight", "float", 0.7, "what a record that asks (ends in a question mark) counts "
+       "(1: as much as any other)", minimum=0, maximum=1),
     _s("recall.date_boost", "float", 1.0, "lift for records made on a date the question names (0: off)",
        minimum=0),
     _s("recall.half_life_days", "float", 180, "an unused record loses half its weight in this many days "

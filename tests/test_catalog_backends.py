@@ -98,6 +98,9 @@ def test_the_records_written_next_to_a_match_are_lifted_on_both(any_brain):
     assert [h.record.body for h in hits][0] == turns[1]
     assert sorted(h.record.body for h in hits[1:]) == sorted(turns[0:1] + turns[2:4])
     assert all(h.explain["neighbours"] > 0 for h in hits[1:])
+    lift = {h.record.body: h.explain["neighbours"] for h in hits}  # the only match's fused score is 1
+    assert lift == {turns[0]: 0.2, turns[1]: 0.0, turns[2]: 0.5, turns[3]: 0.2}  # after a question: its answer
+    assert [h.explain["asks"] for h in hits] == [True, False, False, False]
 
 
 def test_incremental_index_catches_hand_edits_and_deletions_without_reembedding(any_brain):

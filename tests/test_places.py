@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from brain_core import Brain
-from brain_core.places import givers, neighbours, with_neighbours
+from brain_core.places import asks, givers, neighbours, with_neighbours, with_questions
 from brain_core.records import new_id
 from brain_core.recall import DEFAULT_SHELVES, _filters
 
@@ -57,7 +57,46 @@ def test_the_answer_after_the_question_turn_is_found_without_sharing_a_word(talk
 def test_a_weight_of_zero_switches_neighbours_off(talk):
     b, _ = talk
     b.config.set("recall.neighbour_weight", 0.0)
+    b.config.set("recall.answer_weight", 0.0)
     assert _keys(b.recall("what is she researching", k=10)) == [TALK[1]]
+
+
+def test_the_record_after_a_question_is_its_answer_and_alone_is_lifted_without_neighbours(talk):
+    b, ids = talk
+    b.config.set("recall.neighbour_weight", 0.0)
+    b.config.set("recall.source_weight", 0.0)
+    hits = b.recall("what is she researching", k=10, explain=True)
+    assert _keys(hits) == [TALK[1], TALK[2]]  # the answer after it; nothing before it, nothing further
+    question, answer = hits
+    assert question.explain["asks"] and not answer.explain["asks"]
+    assert answer.explain["bm25"] is None
+    assert answer.explain["neighbours"] == pytest.approx(0.5 * question.explain["bm25"]["score"] /
+                                                         question.explain["bm25"]["score"], abs=1e-4)  # 0.5 x its best
+    b.config.set("recall.answer_weight", 0.9)  # the question counts 0.7: its answer can pass it
+    assert _keys(b.recall("what is she researching", k=10)) == [TALK[2], TALK[1]]
+
+
+def test_a_statement_gives_no_answer_lift(talk):
+    b, _ = talk
+    b.config.set("recall.neighbour_weight", 0.0)
+    assert _keys(b.recall("tomatoes garden", k=10)) == [TALK[0]]  # TALK[1] after it is not its answer
+
+
+def test_a_record_that_asks_counts_question_weight_of_its_score(tmp_path, embedder):
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    for key, value in (("vector_weight", 0.0), ("source_weight", 0.0), ("neighbour_weight", 0.0),
+                       ("answer_weight", 0.0)):
+        b.config.set(f"recall.{key}", value)
+    b.remember_many([dict(body="Which database holds the ledger?", type="event", created="2026-03-02T10:00:00Z"),
+                     dict(body="The ledger database is Postgres.", type="event", created="2026-03-02T10:00:00Z")])
+    asked = {h.record.body: h for h in b.recall("ledger database", k=5, explain=True)}
+    b.config.set("recall.question_weight", 1.0)
+    plain = {h.record.body: h for h in b.recall("ledger database", k=5, explain=True)}
+    q, s = "Which database holds the ledger?", "The ledger database is Postgres."
+    assert asked[q].explain["asks"] and not asked[s].explain["asks"]
+    assert asked[q].score == pytest.approx(0.7 * plain[q].score)
+    assert asked[s].score == pytest.approx(plain[s].score)
+    b.close()
 
 
 def test_neighbours_stay_inside_their_source_and_their_sitting(tmp_path, embedder):
@@ -99,6 +138,10 @@ def test_the_catalog_query_returns_two_records_each_side_in_written_order(talk):
     assert sorted(around[rowid[ids[5]]]) == sorted([rowid[ids[4]], rowid[ids[3]]])
     assert neighbours(conn, [rowid[ids[0]]], where, wargs, span=1) == {rowid[ids[0]]: [rowid[ids[1]]]}
     assert neighbours(conn, [], where, wargs) == {}
+    after = neighbours(conn, [rowid[ids[1]], rowid[ids[5]]], where, wargs, span=1, sides=("after",))
+    assert after == {rowid[ids[1]]: [rowid[ids[2]]], rowid[ids[5]]: []}  # the next one only; the last has none
+    before = neighbours(conn, [rowid[ids[3]]], where, wargs, sides=("before",))
+    assert sorted(before[rowid[ids[3]]]) == sorted([rowid[ids[1]], rowid[ids[2]]])
     assert neighbours(conn, [rowid[ids[0]]], where, wargs, span=0) == {}
     plan = " ".join(str(r) for r in conn.execute(
         "EXPLAIN QUERY PLAN SELECT d.rowid FROM docs d WHERE d.source = ? AND (d.created_ts, d.id) < (?, ?) "
@@ -127,6 +170,25 @@ def test_each_neighbour_takes_the_best_lift_and_no_match_lifts_itself():
     assert with_neighbours(fused, {}, 0.3) is fused
     assert with_neighbours({1: 0.5}, {9: [1]}, 0.3) == {1: 0.5}  # a match that is no candidate gives nothing
     assert with_neighbours({1: 0.5, 3: 0.0}, {3: [5]}, 0.3) == {1: 0.5, 3: 0.0}  # nor one that scored 0
+
+
+def test_an_answer_takes_the_better_of_its_two_lifts():
+    fused = {1: 1.0, 2: 0.2, 3: 0.6}
+    around = {1: [2, 3], 3: [2]}
+    out = with_neighbours(fused, around, 0.3, answers={1: [2]}, answer_weight=0.5)
+    assert out[2] == pytest.approx(0.2 + 0.5 * 1.0)  # its question's answer lift, not 0.3 x 1.0
+    assert out[3] == pytest.approx(0.6 + 0.3 * 1.0)  # a plain neighbour
+    assert with_neighbours(fused, around, 0.3, answers={3: [2]}, answer_weight=0.4)[2] == pytest.approx(0.2 + 0.3)
+    assert with_neighbours(fused, {}, 0.0, answers={1: [2]}, answer_weight=0.5) == {1: 1.0, 2: 0.7, 3: 0.6}
+    assert with_neighbours(fused, {}, 0.3, answers={1: [2]}, answer_weight=0.0) is fused
+
+
+def test_asking_is_a_question_mark_at_the_end():
+    assert asks("How long have you been married?") and asks("Really?  \n")
+    assert not asks("Why? Because the vendor limits bursts.") and not asks("") and not asks("5 years already!")
+    assert with_questions({1: 1.0, 2: 0.5}, {2}, 0.7) == {1: 1.0, 2: pytest.approx(0.35)}
+    fused = {1: 1.0}
+    assert with_questions(fused, {1}, 1.0) is fused and with_questions(fused, set(), 0.7) is fused
 
 
 def test_givers_are_the_best_matches_that_have_a_place():

@@ -144,7 +144,7 @@ def test_a_hit_is_stale_only_after_its_expiry(brain):
 def test_the_explanation_names_no_backend_on_the_default_catalog(brain):
     brain.remember("The coffee machine is descaled every month.", key="coffee")
     (hit,) = recall(brain.index, brain.usage, "coffee machine descaled", k=1, explain=True)
-    assert set(hit.explain) == {"bm25", "vector", "fused", "neighbours", "decay", "uses", "path", "fts_query",
+    assert set(hit.explain) == {"bm25", "vector", "fused", "neighbours", "decay", "uses", "path", "fts_query", "asks",
                                 "dated", "ms"}
 
 
@@ -173,6 +173,9 @@ def talk(brain):
     return brain
 
 
+NO_QUESTIONS = dict(answer_weight=0.0, question_weight=1.0)  # TALK[0] asks: these tests weigh the other lifts
+
+
 def _bodies(hits):
     return [h.record.body for h in hits]
 
@@ -180,13 +183,13 @@ def _bodies(hits):
 @pytest.mark.parametrize("source_weight, neighbour_weight, lifted", [(0.0, 0.3, True), (0.3, 0.0, False),
                                                                      (0.0, 0.0, False), (0.3, 0.3, True)])
 def test_neighbours_follow_their_own_weight_whatever_the_source_weight(talk, source_weight, neighbour_weight, lifted):
-    p = RecallParams(vector_weight=0.0, source_weight=source_weight, neighbour_weight=neighbour_weight)
+    p = RecallParams(vector_weight=0.0, source_weight=source_weight, neighbour_weight=neighbour_weight, **NO_QUESTIONS)
     bodies = _bodies(recall(talk.index, talk.usage, "researching", k=10, params=p))
     assert set(bodies) == ({TALK[0], TALK[1], TALK[2], TALK[3]} if lifted else {TALK[0], TALK[2]})
 
 
 def test_the_explanation_gives_each_hit_its_neighbour_lift(talk):
-    p = RecallParams(vector_weight=0.0, source_weight=0.0)
+    p = RecallParams(vector_weight=0.0, source_weight=0.0, **NO_QUESTIONS)
     hits = {h.record.body: h.explain for h in recall(talk.index, talk.usage, "researching", k=10, params=p, explain=True)}
     assert set(hits) == set(TALK)
     for near in (hits[TALK[1]], hits[TALK[3]]):   # neighbours only: all of their score is the lift
@@ -194,7 +197,7 @@ def test_the_explanation_gives_each_hit_its_neighbour_lift(talk):
     for match in (hits[TALK[0]], hits[TALK[2]]):   # matches, each lifted by the other one
         assert 0 < match["neighbours"] < match["fused"]
     alone = recall(talk.index, talk.usage, "researching", k=10, explain=True,
-                   params=RecallParams(vector_weight=0.0, neighbour_weight=0.0))
+                   params=RecallParams(vector_weight=0.0, neighbour_weight=0.0, **NO_QUESTIONS))
     assert [h.explain["neighbours"] for h in alone] == [0.0, 0.0]
 
 
@@ -221,7 +224,7 @@ def test_recency_mode_with_no_words_obeys_every_filter(brain):
 
 def test_source_context_lifts_matches_that_share_a_place_with_neighbours_off(talk):
     def fused(source_weight):
-        p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=source_weight)
+        p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=source_weight, **NO_QUESTIONS)
         return {h.record.body: h.explain["fused"] for h in recall(talk.index, talk.usage, "researching", k=10,
                                                                    params=p, explain=True)}
     plain, lifted = fused(0.0), fused(0.3)
@@ -238,7 +241,8 @@ def test_a_bm25_weight_of_zero_leaves_the_keyword_stage_out(talk):
 
 def test_neighbours_join_their_place_for_the_source_context(talk):
     def fused(source_weight, neighbour_weight):
-        p = RecallParams(vector_weight=0.0, neighbour_weight=neighbour_weight, source_weight=source_weight)
+        p = RecallParams(vector_weight=0.0, neighbour_weight=neighbour_weight, source_weight=source_weight,
+                         **NO_QUESTIONS)
         return {h.record.body: h.explain["fused"] for h in recall(talk.index, talk.usage, "researching", k=10,
                                                                    params=p, explain=True)}
     plain = fused(0.0, 0.0)
@@ -247,7 +251,7 @@ def test_neighbours_join_their_place_for_the_source_context(talk):
     best_three = sum(sorted(lifted.values())[-3:])   # all four share one conversation
     both = fused(0.3, 0.3)
     assert both == pytest.approx({t: v + 0.3 * best_three for t, v in lifted.items()}, rel=1e-9)
-    p = RecallParams(vector_weight=0.0, neighbour_weight=1.0, source_weight=0.0)
+    p = RecallParams(vector_weight=0.0, neighbour_weight=1.0, source_weight=0.0, **NO_QUESTIONS)
     whole = {h.record.body: h.explain for h in recall(talk.index, talk.usage, "researching", k=10, params=p,
                                                        explain=True)}
     assert max(a, b) == 1.0 and whole[TALK[1]]["neighbours"] == 1.0   # a lift of a whole score is still shown
@@ -293,7 +297,7 @@ def test_each_hit_is_judged_on_its_own_words_and_closeness(talk):
 
 
 def test_a_recall_that_touches_counts_a_use_of_each_hit_as_recalled(talk):
-    p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=0.0)
+    p = RecallParams(vector_weight=0.0, neighbour_weight=0.0, source_weight=0.0, **NO_QUESTIONS)
     hits = recall(talk.index, talk.usage, "researching", k=10, params=p, touch=True, now=NOW)
     paths = [h.path for h in hits]
     assert len(paths) == 2
