@@ -254,9 +254,10 @@ def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     return out
 
 
-def offline_recall(items: list[dict], params) -> dict[int, float]:
+def offline_recall(items: list[dict], params, ranked: list | None = None) -> dict[int, float]:
     """The ranking recall() would return (fuse -> neighbours and answers -> questions lowered ->
-    source context -> shortlist -> decay and date lift) from the candidates collected once, scored."""
+    source context -> shortlist -> decay and date lift) from the candidates collected once, scored;
+    each question's ranking (dia ids) is appended to ``ranked`` when one is given."""
     from brain_core.places import givers, with_neighbours, with_questions, with_source_context
     from brain_core.recall import fuse, rescore, shortlist
 
@@ -277,7 +278,10 @@ def offline_recall(items: list[dict], params) -> dict[int, float]:
         fused = with_source_context(fused, it["source"], params)
         dates = cand.dates if params.date_boost > 0 else []
         scored = rescore(shortlist(fused, 50, bool(dates)), fused, it["meta"], dates, params, now)
-        rs.append(recall_at([it["dia"][r] for _, r, *_ in scored], it["q"]["turns"]))
+        order = [it["dia"][r] for score, r, *_ in scored if score > 0]
+        if ranked is not None:
+            ranked.append(order)
+        rs.append(recall_at(order, it["q"]["turns"]))
     return Tally.mean(rs)
 
 
