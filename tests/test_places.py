@@ -82,6 +82,16 @@ def test_a_statement_gives_no_answer_lift(talk):
     assert _keys(b.recall("tomatoes garden", k=10)) == [TALK[0]]  # TALK[1] after it is not its answer
 
 
+def test_a_neighbour_that_asks_joins_lowered_like_any_record_that_asks(talk):
+    b, _ = talk
+    b.config.set("recall.source_weight", 0.0)
+    hits = b.recall("tomatoes garden", k=10, explain=True)
+    assert _keys(hits) == [TALK[0], TALK[2], TALK[1]]  # both joined by a lift of 0.2; the one that asks counts 0.7
+    by_body = {h.record.body: h.explain for h in hits}
+    assert by_body[TALK[1]]["asks"] and not by_body[TALK[2]]["asks"]
+    assert by_body[TALK[1]]["fused"] == pytest.approx(0.7 * by_body[TALK[2]]["fused"])
+
+
 def test_a_record_that_asks_counts_question_weight_of_its_score(tmp_path, embedder):
     b = Brain.init(tmp_path / "brain", embedder=embedder)
     for key, value in (("vector_weight", 0.0), ("source_weight", 0.0), ("neighbour_weight", 0.0),
