@@ -53,7 +53,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 # nothing else (no source, neighbour or date lift), the reference row of the data set's README.
 MODES = {"hybrid": {}, "bm25": {"vector_weight": 0.0}, "vector": {"bm25_weight": 0.0},
          "plain-bm25": {"vector_weight": 0.0, "source_weight": 0.0, "date_boost": 0.0, "neighbour_weight": 0.0,
-                        "answer_weight": 0.0, "question_weight": 1.0}}
+                        "answer_weight": 0.0, "question_weight": 1.0, "kind_boost": 0.0}}
 _EVID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
@@ -231,7 +231,7 @@ def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str],
 
 def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     """Each question's candidates from both stages (run once), to fuse offline under many settings."""
-    from brain_core.places import asking, neighbours
+    from brain_core.places import asks, neighbours, texts
     from brain_core.recall import DEFAULT_SHELVES, RecallParams, _filters, gather
 
     params = RecallParams(date_boost=1.0 if date_parse else 0.0)
@@ -243,21 +243,24 @@ def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     where, wargs = _filters(None, None, None, DEFAULT_SHELVES)
     around = neighbours(conn, list(meta), where, wargs)  # every record's, so any may be a match
     after = neighbours(conn, list(meta), where, wargs, span=1, sides=("after",))
-    asked = asking(conn, list(meta))
+    text = texts(conn, list(meta))
+    asked = {r for r, body in text.items() if asks(body or "")}
     qs = questions(conv)
     vecs = tb.embedder.embed([q["q"] for q in qs])
     out = []
     for q, v in zip(qs, vecs):
         cand = gather(tb.index, q["q"], params=params, query_vector=v, n=params.candidates)
         out.append({"q": q, "cand": cand, "meta": times, "source": source, "dia": dia, "around": around,
-                    "after": after, "asked": asked})
+                    "after": after, "asked": asked, "text": text})
     return out
 
 
 def offline_recall(items: list[dict], params, ranked: list | None = None) -> dict[int, float]:
     """The ranking recall() would return (fuse -> neighbours and answers -> questions lowered ->
-    source context -> shortlist -> decay and date lift) from the candidates collected once, scored;
+    source context -> the kind of answer asked for -> shortlist -> decay and date lift) from the
+    candidates collected once, scored;
     each question's ranking (dia ids) is appended to ``ranked`` when one is given."""
+    from brain_core.kinds import wanted, with_kind
     from brain_core.places import givers, with_neighbours, with_questions, with_source_context
     from brain_core.recall import fuse, rescore, shortlist
 
@@ -276,6 +279,7 @@ def offline_recall(items: list[dict], params, ranked: list | None = None) -> dic
             fused = with_neighbours(fused, near, params.neighbour_weight, answers, params.answer_weight)
         fused = with_questions(fused, it["asked"], params.question_weight)
         fused = with_source_context(fused, it["source"], params)
+        fused, _ = with_kind(fused, it["text"], wanted(it["q"]["q"]), params.kind_boost)
         dates = cand.dates if params.date_boost > 0 else []
         scored = rescore(shortlist(fused, 50, bool(dates)), fused, it["meta"], dates, params, now)
         order = [it["dia"][r] for score, r, *_ in scored if score > 0]
@@ -306,7 +310,7 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
 
     plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
     before = RecallParams(fusion="rrf", vector_weight=0.5, rrf_k=60, date_boost=0.0, source_weight=0.0,
-                          neighbour_weight=0.0, answer_weight=0.0, question_weight=1.0)
+                          neighbour_weight=0.0, answer_weight=0.0, question_weight=1.0, kind_boost=0.0)
     rows = [("before: rrf, bm25 1 + vectors 0.5, k 60", before, plain),
             ("bm25 alone", replace(before, vector_weight=0.0), plain),
             ("vectors alone", replace(before, bm25_weight=0.0, vector_weight=1.0), plain),
@@ -319,7 +323,9 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
             ("6. + answers after questions (0.5), askers 0.7", replace(before, fusion="score", date_boost=1.0,
                                                                       source_weight=0.3, neighbour_weight=0.3,
                                                                       answer_weight=0.5, question_weight=0.7), dated),
-            ("7. neighbours 0.2 (the defaults)", RecallParams(), dated)]
+            ("7. neighbours 0.2", replace(before, fusion="score", date_boost=1.0, source_weight=0.3,
+                                          neighbour_weight=0.2, answer_weight=0.5, question_weight=0.7), dated),
+            ("8. + the kind of answer asked for (0.4: the defaults)", RecallParams(), dated)]
     print(f"\nturn level, conversations {convs[0]}-{convs[-1]} ({len(plain)} questions), 100 candidates a stage")
     print(f"{'':46} " + " ".join(f"R@{k:<4}" for k in KS))
     for label, p, items in rows:
@@ -347,10 +353,11 @@ def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_te
         print(f"fusion={p.fusion} vector_weight={p.vector_weight} rrf_k={p.rrf_k} date_boost={p.date_boost} "
               f"source_weight={p.source_weight} neighbour_weight={p.neighbour_weight}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
     for label, p in [("bm25 alone", RecallParams(vector_weight=0.0, source_weight=0.0, date_boost=0.0,
-                                                 neighbour_weight=0.0, answer_weight=0.0, question_weight=1.0)),
+                                                 neighbour_weight=0.0, answer_weight=0.0, question_weight=1.0,
+                                                 kind_boost=0.0)),
                      ("vectors alone", RecallParams(bm25_weight=0.0, vector_weight=1.0, source_weight=0.0,
                                                     date_boost=0.0, neighbour_weight=0.0, answer_weight=0.0,
-                                                    question_weight=1.0))]:
+                                                    question_weight=1.0, kind_boost=0.0))]:
         m = offline_recall(plain, p)
         print(f"{label}: " + " ".join(f"R@{k}={m[k]:.1f}" for k in KS))
 

@@ -45,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
         "question_weight": 0.7,
         # Records made on a date the question names ("in May 2023") count double. 0 turns it off.
         "date_boost": 1.0,
+        # Records that hold the kind of answer the question asks for (a time for "when ...", a
+        # number for "how many / much / long / old / often") count 1.4 times. 0 turns it off.
+        "kind_boost": 0.4,
         # Decay: an unused record loses weight with age down to `decay_floor` (never removed).
         "half_life_days": 180,
         "decay_floor": 0.6,

@@ -121,14 +121,18 @@ def asks(body: str) -> bool:
     return body.rstrip().endswith("?")
 
 
-def asking(conn, rowids: list[int]) -> set[int]:
-    """The rowids among ``rowids`` whose record asks (:func:`asks`), 500 to a query."""
-    out: set[int] = set()
+def texts(conn, rowids: list[int]) -> dict[int, str]:
+    """rowid -> body for the given rowids (500 to a query)."""
+    out: dict[int, str] = {}
     for start in range(0, len(rowids), 500):
         chunk = rowids[start:start + 500]
-        out.update(r for r, body in conn.execute(f"SELECT rowid, body FROM docs WHERE rowid IN "
-                                                 f"({','.join('?' * len(chunk))})", chunk) if asks(body or ""))
+        out.update(conn.execute(f"SELECT rowid, body FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
     return out
+
+
+def asking(conn, rowids: list[int]) -> set[int]:
+    """The rowids among ``rowids`` whose record asks (:func:`asks`)."""
+    return {r for r, body in texts(conn, rowids).items() if asks(body or "")}
 
 
 def with_questions(fused: dict[int, float], asking: set[int], weight: float) -> dict[int, float]:

@@ -19,7 +19,8 @@ import numpy as np
 
 from .confidence import assess
 from .embed import embed_later
-from .places import asking, givers, neighbours, sources, with_neighbours, with_questions, with_source_context
+from .kinds import wanted, with_kind
+from .places import asks, givers, neighbours, sources, texts, with_neighbours, with_questions, with_source_context
 from .errors import BrainError, InvalidInput
 from .records import Record
 from .shelves import SHELVES
@@ -83,6 +84,7 @@ class RecallParams:
     key_weight: float = 1.0      # bm25 weight of the key column (the body weighs 1)
     tags_weight: float = 0.5     # bm25 weight of the tags column
     date_boost: float = 1.0      # lift for records made on a date the question names (0: off)
+    kind_boost: float = 0.4      # lift for records holding the kind of answer asked for: a time, a number (0: off)
     use_lift: float = 0.1        # the most that uses (cited, opened, copied, thumbs-up) lift a record
 
     @classmethod
@@ -369,8 +371,11 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     fused = fuse(stages, params)
     near: dict[int, float] = {}
     asked: set[int] = set()
-    if params.source_weight > 0 or params.neighbour_weight > 0 or params.answer_weight > 0 or params.question_weight != 1:
-        fused, near, asked = _in_place(conn, fused, params, near_of, *where_of(profile, type, tag, shelves))
+    holders: set[int] = set()
+    kind = wanted(query) if params.kind_boost > 0 else None
+    if params.source_weight > 0 or params.neighbour_weight > 0 or params.answer_weight > 0 or \
+            params.question_weight != 1 or kind is not None:
+        fused, near, asked, holders = _lifts(conn, fused, params, near_of, *where_of(profile, type, tag, shelves), kind)
     pool = shortlist(fused, k, bool(cand.dates))
     docs = _load(conn, pool)
     use = usage.get([docs[r]["path"] for r in pool if r in docs])
@@ -385,6 +390,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
         if explain:
             ex = {"bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")), "fused": fused[rowid],
                   "neighbours": round(near.get(rowid, 0.0), 4), "asks": rowid in asked,
+                  "kind": rowid in holders,
                   "decay": round(decay, 4), "uses": uses, "path": d["path"], "fts_query": fq,
                   "dated": dated, "ms": cand.ms}
             if backend != "sqlite":
@@ -396,14 +402,17 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     return hits
 
 
-def _in_place(conn, fused: dict[int, float], params: RecallParams, near_of, where: str,
-              wargs: list) -> tuple[dict[int, float], dict[int, float], set[int]]:
-    """The place lifts (``places``) on the fused scores: neighbours and answers of the best matches,
-    the records that ask lowered, then source context. Returns (scores, each record's lift from its
-    neighbours or question, the records that ask)."""
+def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: str, wargs: list,
+           kind) -> tuple[dict[int, float], dict[int, float], set[int], set[int]]:
+    """The lifts after fusion: neighbours and answers of the best matches (``places``), the records
+    that ask lowered, the source context, then the records that hold the kind of answer the
+    question asks for (``kinds``). Returns (scores, each record's lift from its neighbours or
+    question, the records that ask, the records holding the kind asked for)."""
     src = sources(conn, list(fused))
     questions = params.answer_weight > 0 or params.question_weight != 1
-    asked = asking(conn, list(fused)) if questions else set()
+    kind = kind if params.kind_boost > 0 else None
+    text = texts(conn, list(fused)) if questions or kind else {}
+    asked = {r for r, body in text.items() if asks(body or "")} if questions else set()
     lifted = fused
     if params.neighbour_weight > 0 or params.answer_weight > 0:
         top = givers(fused, src)
@@ -413,10 +422,14 @@ def _in_place(conn, fused: dict[int, float], params: RecallParams, near_of, wher
         lifted = with_neighbours(fused, around, params.neighbour_weight, answers, params.answer_weight)
         joined = [r for r in lifted if r not in fused]
         src.update(sources(conn, joined))
-        if questions:
-            asked |= asking(conn, joined)
+        if questions or kind:
+            more = texts(conn, joined)
+            text.update(more)
+            asked |= {r for r, body in more.items() if questions and asks(body or "")}
     near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
-    return with_source_context(with_questions(lifted, asked, params.question_weight), src, params), near, asked
+    placed = with_source_context(with_questions(lifted, asked, params.question_weight), src, params)
+    scores, holders = with_kind(placed, text, kind, params.kind_boost)
+    return scores, near, asked, holders
 
 
 def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, has_words, query="") -> list[Hit]:

@@ -115,6 +115,8 @@ SETTINGS: tuple[Setting, ...] = (
        "(1: as much as any other)", minimum=0, maximum=1),
     _s("recall.date_boost", "float", 1.0, "lift for records made on a date the question names (0: off)",
        minimum=0),
+    _s("recall.kind_boost", "float", 0.4, "lift for records that hold the kind of answer asked for: a time "
+       "for 'when', a number for 'how many' (0: off)", minimum=0),
     _s("recall.half_life_days", "float", 180, "an unused record loses half its weight in this many days "
        "(0: no decay)", minimum=0),
     _s("recall.decay_floor", "float", 0.6, "the least weight decay leaves a record (never hidden)",

@@ -103,6 +103,15 @@ def test_the_records_written_next_to_a_match_are_lifted_on_both(any_brain):
     assert [h.explain["asks"] for h in hits] == [True, False, False, False]
 
 
+def test_a_when_question_lifts_the_record_that_names_a_time_on_both(any_brain):
+    b = any_brain
+    b.config.set("recall.vector_weight", 0.0)
+    b.remember_many([dict(body="The CI runners are slow.", key="slow"),
+                     dict(body="We moved the CI runners last week.", key="moved")])
+    hits = {h.record.key: h.explain for h in b.recall("When did the CI runners move?", k=5, explain=True)}
+    assert hits["moved"]["kind"] and not hits["slow"]["kind"]
+
+
 def test_incremental_index_catches_hand_edits_and_deletions_without_reembedding(any_brain):
     b = any_brain
     for i in range(5):

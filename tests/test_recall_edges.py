@@ -145,7 +145,7 @@ def test_the_explanation_names_no_backend_on_the_default_catalog(brain):
     brain.remember("The coffee machine is descaled every month.", key="coffee")
     (hit,) = recall(brain.index, brain.usage, "coffee machine descaled", k=1, explain=True)
     assert set(hit.explain) == {"bm25", "vector", "fused", "neighbours", "decay", "uses", "path", "fts_query", "asks",
-                                "dated", "ms"}
+                                "kind", "dated", "ms"}
 
 
 def test_a_question_vector_the_caller_has_is_used_as_it_is(brain):
