@@ -325,8 +325,9 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
                                                                       answer_weight=0.5, question_weight=0.7), dated),
             ("7. neighbours 0.2", replace(before, fusion="score", date_boost=1.0, source_weight=0.3,
                                           neighbour_weight=0.2, answer_weight=0.5, question_weight=0.7), dated),
-            ("8. + the kind of answer asked for (0.4: the defaults)", RecallParams(), dated)]
-    print(f"\nturn level, conversations {convs[0]}-{convs[-1]} ({len(plain)} questions), 100 candidates a stage")
+            ("8. + the kind of answer asked (0.4): defaults", RecallParams(), dated)]
+    print(f"\nturn level, conversations {convs[0]}-{convs[-1]} ({len(plain)} questions), "
+          f"{RecallParams().candidates} candidates a stage")
     print(f"{'':46} " + " ".join(f"R@{k:<4}" for k in KS))
     for label, p, items in rows:
         m = offline_recall(items, p)

@@ -30,7 +30,9 @@ DEFAULTS: dict[str, Any] = {
         "bm25_weight": 1.0,
         "vector_weight": 0.5,
         "rrf_k": 60,
-        "candidates": 100,
+        # Matches each stage passes to fusion: 200, so that the best 5 are the same whether 5 or 50
+        # were asked for (a recall of k looks at max(candidates, 4 k)).
+        "candidates": 200,
         # Lift a match by 0.3 x the best three matches from the same source (agent session,
         # meeting): several hits from one place make each more likely. 0 turns it off.
         "source_weight": 0.3,

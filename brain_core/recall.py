@@ -78,7 +78,7 @@ class RecallParams:
     neighbour_weight: float = 0.2  # lift for the records written next to a match in its source (0: off)
     answer_weight: float = 0.5   # lift for the record right after a match that asks, its answer (0: off)
     question_weight: float = 0.7  # what a record that asks (ends in "?") counts (1: as much as any other)
-    candidates: int = 100
+    candidates: int = 200          # matches each stage passes to fusion (a recall of k: at least 4 k)
     half_life_days: float = 180.0
     decay_floor: float = 0.6
     key_weight: float = 1.0      # bm25 weight of the key column (the body weighs 1)

@@ -103,7 +103,7 @@ SETTINGS: tuple[Setting, ...] = (
     _s("recall.bm25_weight", "float", 1.0, "weight of the keyword (bm25) stage in fusion", minimum=0),
     _s("recall.vector_weight", "float", 0.5, "weight of the meaning (vector) stage in fusion", minimum=0),
     _s("recall.rrf_k", "int", 60, "the k of reciprocal rank fusion (recall.fusion: rrf)", minimum=1),
-    _s("recall.candidates", "int", 100, "how many matches each stage passes to fusion", minimum=1),
+    _s("recall.candidates", "int", 200, "how many matches each stage passes to fusion", minimum=1),
     _s("recall.use_lift", "float", 0.1, "the most a record's uses (cited, opened, copied, thumbs-up) lift it "
        "(0: off)", minimum=0),
     _s("recall.source_weight", "float", 0.3, "lift from other matches of the same source (0: off)", minimum=0),
