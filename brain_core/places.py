@@ -30,13 +30,18 @@ NEIGHBOUR_WINDOW_S = 6 * 3600  # a neighbour was written within this long of the
 NEIGHBOUR_CHUNK = 100  # matches to one query (two SELECTs each; SQLite allows 500 in a compound)
 
 
-def sources(conn, rowids: list[int]) -> dict[int, str]:
-    """rowid -> source for the given rowids (500 to a query)."""
+def _column(conn, rowids: list[int], column: str) -> dict[int, str]:
+    """rowid -> ``column`` of the catalog's row for the given rowids (500 to a query)."""
     out: dict[int, str] = {}
     for start in range(0, len(rowids), 500):
         chunk = rowids[start:start + 500]
-        out.update(conn.execute(f"SELECT rowid, source FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
+        out.update(conn.execute(f"SELECT rowid, {column} FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
     return out
+
+
+def sources(conn, rowids: list[int]) -> dict[int, str]:
+    """rowid -> source for the given rowids."""
+    return _column(conn, rowids, "source")
 
 
 def with_source_context(fused: dict[int, float], sources: dict[int, str], params) -> dict[int, float]:
@@ -122,12 +127,8 @@ def asks(body: str) -> bool:
 
 
 def texts(conn, rowids: list[int]) -> dict[int, str]:
-    """rowid -> body for the given rowids (500 to a query)."""
-    out: dict[int, str] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        out.update(conn.execute(f"SELECT rowid, body FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
-    return out
+    """rowid -> body for the given rowids."""
+    return _column(conn, rowids, "body")
 
 
 def asking(conn, rowids: list[int]) -> set[int]:
