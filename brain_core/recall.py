@@ -410,7 +410,6 @@ def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: 
     question, the records that ask, the records holding the kind asked for)."""
     src = sources(conn, list(fused))
     questions = params.answer_weight > 0 or params.question_weight != 1
-    kind = kind if params.kind_boost > 0 else None
     text = texts(conn, list(fused)) if questions or kind else {}
     asked = {r for r, body in text.items() if asks(body or "")} if questions else set()
     lifted = fused

@@ -70,8 +70,11 @@ def test_a_lone_vector_match_gets_the_full_vector_weight(brain):
     ex = hits[0].explain
     assert ex["bm25"] is None and ex["vector"] is not None  # no shared word: the vector stage alone found it
     p = RecallParams.from_config(brain.config)
-    assert ex["fused"] == pytest.approx(p.vector_weight)
-    assert hits[0].score == pytest.approx(p.vector_weight * ex["decay"], rel=1e-3)
+    assert ex["kind"] and ex["fused"] == pytest.approx(p.vector_weight * (1 + p.kind_boost))  # "six": how many
+    brain.config.set("recall.kind_boost", 0)
+    (hit,) = brain.recall("how many times do we resend failed notifications", k=3, explain=True, touch=False)
+    assert not hit.explain["kind"] and hit.explain["fused"] == pytest.approx(p.vector_weight)
+    assert hit.score == pytest.approx(p.vector_weight * hit.explain["decay"], rel=1e-3)
 
 
 @pytest.mark.parametrize("query, k, message", [(None, 5, "The query must be text."), (b"bytes", 5, "The query must be text."),
