@@ -244,7 +244,7 @@ def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     around = neighbours(conn, list(meta), where, wargs)  # every record's, so any may be a match
     after = neighbours(conn, list(meta), where, wargs, span=1, sides=("after",))
     text = texts(conn, list(meta))
-    asked = {r for r, body in text.items() if asks(body or "")}
+    asked = {r for r, body in text.items() if asks(body)}
     qs = questions(conv)
     vecs = tb.embedder.embed([q["q"] for q in qs])
     out = []

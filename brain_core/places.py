@@ -30,18 +30,27 @@ NEIGHBOUR_WINDOW_S = 6 * 3600  # a neighbour was written within this long of the
 NEIGHBOUR_CHUNK = 100  # matches to one query (two SELECTs each; SQLite allows 500 in a compound)
 
 
-def _column(conn, rowids: list[int], column: str) -> dict[int, str]:
-    """rowid -> ``column`` of the catalog's row for the given rowids (500 to a query)."""
-    out: dict[int, str] = {}
+def _rows(conn, rowids: list[int], columns: str) -> list[tuple]:
+    """(rowid, *columns) of the catalog's rows for the given rowids (500 to a query)."""
+    out: list[tuple] = []
     for start in range(0, len(rowids), 500):
         chunk = rowids[start:start + 500]
-        out.update(conn.execute(f"SELECT rowid, {column} FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk))
+        out += conn.execute(f"SELECT rowid, {columns} FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})",
+                            chunk).fetchall()
     return out
 
 
 def sources(conn, rowids: list[int]) -> dict[int, str]:
     """rowid -> source for the given rowids."""
-    return _column(conn, rowids, "source")
+    return {r: source for r, source in _rows(conn, rowids, "source")}
+
+
+def sources_and_texts(conn, rowids: list[int], bodies: bool) -> tuple[dict[int, str], dict[int, str]]:
+    """(rowid -> source, rowid -> body) in one catalog lookup; no bodies unless ``bodies``."""
+    if not bodies:
+        return sources(conn, rowids), {}
+    rows = _rows(conn, rowids, "source, body")
+    return {r: source for r, source, _ in rows}, {r: body for r, _, body in rows}
 
 
 def with_source_context(fused: dict[int, float], sources: dict[int, str], params) -> dict[int, float]:
@@ -121,19 +130,14 @@ def with_neighbours(fused: dict[int, float], around: dict[int, list[int]], weigh
     return out
 
 
-def asks(body: str) -> bool:
+def asks(body: str | None) -> bool:
     """A record asks rather than tells when its body ends in a question mark."""
-    return body.rstrip().endswith("?")
+    return (body or "").rstrip().endswith("?")
 
 
 def texts(conn, rowids: list[int]) -> dict[int, str]:
     """rowid -> body for the given rowids."""
-    return _column(conn, rowids, "body")
-
-
-def asking(conn, rowids: list[int]) -> set[int]:
-    """The rowids among ``rowids`` whose record asks (:func:`asks`)."""
-    return {r for r, body in texts(conn, rowids).items() if asks(body or "")}
+    return {r: body for r, body in _rows(conn, rowids, "body")}
 
 
 def with_questions(fused: dict[int, float], asking: set[int], weight: float) -> dict[int, float]:

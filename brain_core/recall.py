@@ -20,7 +20,8 @@ import numpy as np
 from .confidence import assess
 from .embed import embed_later
 from .kinds import wanted, with_kind
-from .places import asks, givers, neighbours, sources, texts, with_neighbours, with_questions, with_source_context
+from .places import (asks, givers, neighbours, sources_and_texts, with_neighbours, with_questions,
+                     with_source_context)
 from .errors import BrainError, InvalidInput
 from .records import Record
 from .shelves import SHELVES
@@ -408,10 +409,10 @@ def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: 
     that ask lowered, the source context, then the records that hold the kind of answer the
     question asks for (``kinds``). Returns (scores, each record's lift from its neighbours or
     question, the records that ask, the records holding the kind asked for)."""
-    src = sources(conn, list(fused))
     questions = params.answer_weight > 0 or params.question_weight != 1
-    text = texts(conn, list(fused)) if questions or kind else {}
-    asked = {r for r, body in text.items() if asks(body or "")} if questions else set()
+    bodies = questions or kind is not None
+    src, text = sources_and_texts(conn, list(fused), bodies)
+    asked = {r for r, body in text.items() if asks(body)} if questions else set()
     lifted = fused
     if params.neighbour_weight > 0 or params.answer_weight > 0:
         top = givers(fused, src)
@@ -419,12 +420,10 @@ def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: 
         ask = [g for g in top if g in asked]
         answers = near_of(conn, ask, where, wargs, span=1, sides=("after",)) if ask and params.answer_weight > 0 else {}
         lifted = with_neighbours(fused, around, params.neighbour_weight, answers, params.answer_weight)
-        joined = [r for r in lifted if r not in fused]
-        src.update(sources(conn, joined))
-        if questions or kind:
-            more = texts(conn, joined)
-            text.update(more)
-            asked |= {r for r, body in more.items() if questions and asks(body or "")}
+        more_src, more = sources_and_texts(conn, [r for r in lifted if r not in fused], bodies)
+        src.update(more_src)
+        text.update(more)
+        asked |= {r for r, body in more.items() if questions and asks(body)}
     near = {r: f - fused.get(r, 0.0) for r, f in lifted.items() if f != fused.get(r, 0.0)}
     placed = with_source_context(with_questions(lifted, asked, params.question_weight), src, params)
     scores, holders = with_kind(placed, text, kind, params.kind_boost)
