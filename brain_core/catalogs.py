@@ -28,7 +28,8 @@ def open_index(root: Path, lock, embedder_factory: Callable, config):
         from .pg.index import PgIndex
 
         return PgIndex(root, lock, embedder_factory, dsn=str(config.get("index.dsn", "") or ""),
-                       brain_id=brain_id(root, config.get("index.brain_id")), dim=DIM, model_id=MODEL_ID)
+                       brain_id=brain_id(root, config.get("index.brain_id")), dim=DIM, model_id=MODEL_ID,
+                       build_memory=str(config.get("index.build_memory", "auto") or "auto"))
     from .index import Index
 
     return Index(root, lock, embedder_factory, dim=DIM, model_id=MODEL_ID,

@@ -130,6 +130,9 @@ SETTINGS: tuple[Setting, ...] = (
     _s("index.dsn", "str", "", "the PostgreSQL catalog's libpq connection string, without the password "
        "(PGPASSWORD or `aida config set-key postgres`)"),
     _s("index.brain_id", "str", "", "the brain's name on the catalog server (empty: its first commit)"),
+    _s("index.build_memory", "str", "auto", "memory a PostgreSQL rebuild asks the server for while it builds "
+       "the search indexes (maintenance_work_mem): auto sizes it to the vector graph, a size like 2GB, or "
+       "server (the server's own setting)"),
     _s("index.catch_up_limit", "int", 64, "files changed behind the index that recall catches up at once; "
        "more start a background rebuild", minimum=0),
     _s("index.vector_cache_mb", "int", 256, "memory a process that recalls more than once may hold the "

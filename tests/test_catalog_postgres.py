@@ -370,3 +370,81 @@ def test_the_servers_neighbour_lookup_agrees_with_sqlites(pg_brain):
     assert pg == lite
     assert sum(len(v) for v in pg.values()) > 400 and all(len(v) <= 4 for v in pg.values())
     local.close()
+
+
+def _many_records(root, n: int) -> None:
+    """``n`` record files written straight to a shelf (as a `git pull` would bring them)."""
+    shelf = root / "memories" / "bulk"
+    shelf.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        rec = {"id": f"20250101-000000000-{i:06x}", "type": "fact", "key": f"bulk-{i}", "profile": "bulk",
+               "body": f"Runbook line {i}: service {i % 37} restarts after {i % 11} failed probes."}
+        (shelf / f"bulk-{i}.json").write_text(json.dumps(rec))
+
+
+@pytest.mark.parametrize("build_memory,told", [("server", True), ("auto", False)])
+def test_a_rebuild_asks_the_server_for_the_memory_its_vector_graph_needs(tmp_path, embedder, pg_dsn, build_memory, told):  # noqa: F811
+    import yaml
+
+    # The server gives this session 1 MB for building indexes (about 400 rows of graph); the brain has 900.
+    settings("postgres", pg_dsn + " options='-c maintenance_work_mem=1024'", "m" + uuid.uuid4().hex[:12])
+    cfg = yaml.safe_load(open(os.environ["AIDA_CONFIG"]))
+    cfg["index"]["build_memory"] = build_memory
+    yaml.safe_dump(cfg, open(os.environ["AIDA_CONFIG"], "w"))
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    _many_records(b.root, 900)
+    notices = []
+    b.index.notice = notices.append
+    stats = b.index.rebuild(quiet=True)
+    assert stats.written == 900
+    slow = [n for n in notices if "maintenance_work_mem" in n]
+    if told:  # pgvector's own words, passed on with the setting that fixes it
+        assert len(slow) == 1 and "no longer fits" in slow[0] and "index.build_memory" in slow[0]
+    else:
+        assert slow == []
+    assert b.recall("service 5 restarts after failed probes", k=3)
+    b.close()
+
+
+def test_a_server_without_shared_memory_for_build_workers_builds_the_indexes_in_one_process(pg_brain, monkeypatch):
+    import psycopg
+
+    from brain_core.pg import index as pgindex
+
+    b = pg_brain
+    b.remember("The nightly backup runs at 2 am.", key="backup-time")
+    real = pgindex.PgConn.pg
+    calls = []
+
+    def pg(self, sql, args=None, binary=False):
+        if "USING hnsw" in sql:
+            calls.append(real(self, "SHOW max_parallel_maintenance_workers").fetchone()[0])
+            if len(calls) == 1:  # what a container's small /dev/shm makes a parallel build say
+                raise psycopg.errors.DiskFull('could not resize shared memory segment "/PostgreSQL.1" to '
+                                              '2147483648 bytes: No space left on device')
+        return real(self, sql, args, binary)
+
+    monkeypatch.setattr(pgindex.PgConn, "pg", pg)
+    notices = []
+    b.index.notice = notices.append
+    assert b.index.rebuild(quiet=True).written == 1
+    assert calls[0] != "0" and calls[1] == "0"
+    assert any("one process" in n for n in notices)
+    assert [h.record.key for h in b.recall("when does the backup run", k=1)] == ["backup-time"]
+
+
+@pytest.mark.parametrize("setting,rows,kb", [("auto", 0, 65536), ("auto", 1000, 65536 + 1000 * 2560 // 1024),
+                                             ("2GB", 10, 2 * 1024 * 1024), ("512 mb", 10, 512 * 1024),
+                                             ("4096", 10, 4096), ("server", 10, None), ("", 0, 65536)])
+def test_build_memory_settings(setting, rows, kb):
+    from brain_core.pg.index import build_memory_kb
+
+    assert build_memory_kb(setting, rows, 384) == kb
+
+
+@pytest.mark.parametrize("bad", ["lots", "2 GiB", "-1GB", "1.5GB"])
+def test_a_bad_build_memory_setting_is_one_sentence(bad):
+    from brain_core.pg.index import build_memory_kb
+
+    with pytest.raises(BrainError, match="index.build_memory .* is not auto, server or a size like 2GB"):
+        build_memory_kb(bad, 10, 384)

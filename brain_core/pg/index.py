@@ -33,6 +33,29 @@ from ..locks import FileLock
 from ..shelves import Doc, created_ts, json_tags
 from . import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
 
+# While pgvector builds an HNSW index it keeps the graph in the session's maintenance_work_mem: each
+# row's vector (dim x 4 bytes) and its neighbour lists (about 1 kB at m = 16). A graph that outgrows
+# it goes on being built on disk, many times slower; the server's default (64 MB) holds ~40k rows.
+GRAPH_ROW_BYTES = 1024
+_SIZE = re.compile(r"^\s*(\d+)\s*(kB|MB|GB|TB)?\s*$", re.I)
+_UNITS = {"kb": 1, "mb": 1024, "gb": 1024 ** 2, "tb": 1024 ** 3}
+
+
+def build_memory_kb(setting: str, rows: int, dim: int) -> int | None:
+    """The maintenance_work_mem (kB) a rebuild asks for: ``auto`` sizes it to the vector graph of
+    ``rows`` rows, a size (``512MB``, ``2GB``) is taken as it is, ``server`` leaves the server's."""
+    s = str(setting or "auto").strip()
+    if s.lower() == "server":
+        return None
+    if s.lower() == "auto":
+        return (rows * (dim * 4 + GRAPH_ROW_BYTES)) // 1024 + 64 * 1024
+    m = _SIZE.match(s)
+    if not m:
+        raise BrainError(f"The setting index.build_memory = {s!r} is not auto, server or a size like 2GB; "
+                         "fix the settings file.")
+    return int(m.group(1)) * _UNITS[(m.group(2) or "kB").lower()]
+
+
 _CONFLICT = {"problems": ("path", ("message", "checksum")), "dirs": ("path", ("mtime_ns",)), "meta": ("k", ("v",))}
 _REPLACE = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)(.*)$", re.S)
 
@@ -163,9 +186,11 @@ class PgIndex(Index):
 
     def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, *, dsn: str, brain_id: str,
                  dim: int = 384, model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows",
-                 notice: Callable[[str], None] | None = None, ef_search: int = 200) -> None:
+                 notice: Callable[[str], None] | None = None, ef_search: int = 200,
+                 build_memory: str = "auto") -> None:
         super().__init__(root, lock, embedder_factory, dim=dim, model_id=model_id, notice=notice)
         self.dsn = dsn
+        self.build_memory = build_memory
         self.brain_id = brain_id
         self.schema = schema_for(brain_id)
         self.ef_search = ef_search
@@ -348,6 +373,7 @@ class PgIndex(Index):
 
         Returns None when another rebuild of this brain (on any machine) is running."""
         new = f"{self.schema}__new"
+        build_memory_kb(self.build_memory, 0, self.dim)  # a bad setting is told before the work, not after
         build = self._open(new)
         try:
             if not build.pg("SELECT pg_try_advisory_lock(hashtext(%s))", (self.schema,)).fetchone()[0]:
@@ -361,7 +387,7 @@ class PgIndex(Index):
             self._seed(build, reuse_from or self.path)
             report = self.scan(conn=build)
             stats = self.apply(report, conn=build, progress=progress)
-            build.pg(SEARCH_INDEXES.format(schema=new))
+            self._build_search_indexes(build, new)
             build.pg(f"ANALYZE {new}.docs")  # without statistics the planner skips the HNSW index
             with self.lock:
                 late = self.scan(conn=build)
@@ -375,6 +401,35 @@ class PgIndex(Index):
         finally:
             self._seeded_conn = None
             build.close()
+
+    def _build_search_indexes(self, build: PgConn, schema: str) -> None:
+        """The keyword (GIN) and vector (HNSW) indexes of a freshly filled schema, built at once, with
+        the memory the vector graph needs (``index.build_memory``; never less than the server gives)."""
+        rows = build.pg(f"SELECT count(*) FROM {schema}.docs").fetchone()[0]
+        want = build_memory_kb(self.build_memory, rows, self.dim)
+        have = int(build.pg("SELECT setting FROM pg_settings WHERE name = 'maintenance_work_mem'").fetchone()[0])
+        if want is not None and want > have:
+            build.pg(f"SET maintenance_work_mem = '{want}kB'")
+
+        def told(diag) -> None:  # pgvector says when the graph outgrew the memory: the build slows down
+            if "maintenance_work_mem" in (diag.message_primary or ""):
+                self.notice(f"the catalog server: {diag.message_primary}; the build goes on more slowly "
+                            "(raise index.build_memory)")
+
+        build.raw.add_notice_handler(told)
+        try:
+            build.pg(SEARCH_INDEXES.format(schema=schema))
+        except database_errors() as e:
+            # Parallel workers share the graph through shared memory, which a container may keep
+            # small ("could not resize shared memory segment"): build it in one process instead.
+            if "shared memory" not in str(e):
+                raise
+            self.notice(f"the catalog server could not share {want or have} kB between index build workers; "
+                        "building in one process")
+            build.pg("SET max_parallel_maintenance_workers = 0")
+            build.pg(SEARCH_INDEXES.format(schema=schema))
+        finally:
+            build.raw.remove_notice_handler(told)
 
     def _seed(self, build: PgConn, sqlite_path: Path) -> None:
         """A temp table of reusable vectors (text checksum -> vector) from the old catalogs."""
