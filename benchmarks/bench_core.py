@@ -16,7 +16,8 @@ A million records take hours to embed on two cores, so big brains can be kept: `
 each brain under DIR once and reuses it on later runs. A SQLite catalog already built there is
 measured as it is (its full rebuild is not timed again, the row says "built before"), and
 ``--backend both`` then measures SQLite first and builds PostgreSQL from its vectors (the migration
-``aida brain index --full`` does: "embedded" is 0). ``--no-second-rebuild`` skips the rebuild that
+``aida brain index --full`` does: "embedded" is 0); with ``--dsn`` as well, a PostgreSQL catalog kept
+on that server is measured as it is too. ``--no-second-rebuild`` skips the rebuild that
 reuses every vector, ``--scans`` sets how many no-op scans the median is taken over.
 """
 
@@ -49,8 +50,21 @@ def sqlite_built(root: Path) -> bool:
     return (root / ".aida" / "index.sqlite").exists()
 
 
+def catalog_built(root: Path, backend: str, dsn: str = "", bid: str = "") -> bool:
+    """Whether the kept brain's catalog on ``backend`` is there from an earlier run (or command)."""
+    if backend == "sqlite":
+        return sqlite_built(root)
+    from brain_core.pg import connect, schema_for
+
+    conn = connect(dsn)
+    try:
+        return conn.execute("SELECT to_regclass(%s)", (f"{schema_for(bid)}.meta",)).fetchone()[0] is not None
+    finally:
+        conn.close()
+
+
 def bench(n: int, queries: int, workdir: Path, backend: str = "sqlite", scans: int = 3,
-          second_rebuild: bool = True) -> dict:
+          second_rebuild: bool = True, built: bool = False) -> dict:
     from brain_core import Brain
 
     root = workdir / f"brain-{n}"
@@ -58,10 +72,9 @@ def bench(n: int, queries: int, workdir: Path, backend: str = "sqlite", scans: i
     if not root.exists():  # with --backend both, the second catalog is built over the same files
         write_brain(root, n)
     setup = time.perf_counter() - t
-    built = backend == "sqlite" and sqlite_built(root)
     brain = Brain.open(root)
     out = {"backend": backend, "n": n, "setup_s": setup}
-    if built:  # kept from an earlier run (--dir): measured as it is, after catching up with new files
+    if built:  # kept from an earlier run (--dir, and --dsn for PostgreSQL): measured as it is, caught up
         brain.index.sync()
         out.update(rebuild_rps=float("nan"), rebuild_embedded="before")
     else:
@@ -69,7 +82,8 @@ def bench(n: int, queries: int, workdir: Path, backend: str = "sqlite", scans: i
         stats = brain.index.rebuild(quiet=True)
         rebuild_s = time.perf_counter() - t
         out.update(rebuild_s=rebuild_s, rebuild_rps=stats.written / rebuild_s, rebuild_embedded=stats.embedded)
-    print(f"[{n} {backend}] catalog ready", file=sys.stderr, flush=True)
+    print(f"[{n} {backend}] catalog ready: " + (f"full rebuild {out['rebuild_s']:.1f} s, {out['rebuild_rps']:.0f} rec/s, "
+          f"{out['rebuild_embedded']} embedded" if not built else "built before"), file=sys.stderr, flush=True)
 
     out["rebuild_reuse_s"] = float("nan")
     if second_rebuild:
@@ -163,11 +177,13 @@ def main() -> None:
             workdir = args.dir.resolve() if args.dir else Path(tmp)
             workdir.mkdir(parents=True, exist_ok=True)
             for n in [int(s) for s in args.sizes.split(",")]:
-                bid = f"bench{n}-{os.getpid()}"
+                # a kept brain keeps its name on the server (with --dsn, its catalog is kept there too)
+                bid = f"bench{n}" if args.dir else f"bench{n}-{os.getpid()}"
                 order = sorted(backends, key=lambda b: b != "sqlite") if sqlite_built(workdir / f"brain-{n}") else backends
                 for backend in order:
                     use_catalog(backend, dsn, bid)
-                    rows.append(bench(n, args.queries, workdir, backend, args.scans, not args.no_second_rebuild))
+                    built = bool(args.dir) and catalog_built(workdir / f"brain-{n}", backend, dsn, bid)
+                    rows.append(bench(n, args.queries, workdir, backend, args.scans, not args.no_second_rebuild, built))
                     r = rows[-1]
                     print(f"[{n} {backend}] done: recall p50 {r['recall_p50_ms']:.1f} ms", file=sys.stderr, flush=True)
     finally:
