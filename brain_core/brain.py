@@ -324,19 +324,22 @@ class Brain:
         from .recall import check_query
 
         check_query(query, k)
-        if catch_up:
-            self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
         params = RecallParams.from_config(self.config)
         from .catalogs import recall_api
 
         recall, errors = recall_api(self.index, recall)
+
+        def attempt() -> list:
+            if catch_up:
+                self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
+            return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+                          explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
+
         try:
-            hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
-                          explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
-        except errors as e:
+            hits = attempt()
+        except errors as e:  # a broken file is rebuilt, a dropped server connection reopened: once
             self.index.recover(f"the index failed while answering ({e})")
-            hits = recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
-                          explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
+            hits = attempt()
         self._abstracts(hits)
         return hits
 

@@ -135,12 +135,17 @@ _THREADS = None
 def embed_later(embedder: Embedder, texts: Sequence[str]):
     """``embedder.embed(texts)`` started on a worker thread: a future. onnxruntime runs without the
     GIL, so the caller's own work (recall's keyword stage, in SQLite's C code) goes on meanwhile."""
+    return later(embedder.embed, texts)
+
+
+def later(fn, *args):
+    """``fn(*args)`` on one of two worker threads: a future."""
     global _THREADS
     if _THREADS is None:
         from concurrent.futures import ThreadPoolExecutor
 
         _THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aida-embed")
-    return _THREADS.submit(embedder.embed, texts)
+    return _THREADS.submit(fn, *args)
 
 
 def _forget_threads() -> None:

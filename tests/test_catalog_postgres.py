@@ -305,9 +305,12 @@ def test_a_server_catalog_made_by_an_older_aida_gets_the_place_index_and_version
     name = f"{b.index.schema}.docs_place"
     conn.pg(f"DROP INDEX {name}")
     conn.pg(f"ALTER TABLE {b.index.schema}.docs DROP COLUMN blob, DROP COLUMN host")
+    conn.pg(f"ALTER TABLE {b.index.schema}.docs RESET (toast_tuple_target)")
     reader = reopen(b)
     rconn = reader.index.conn()
     assert rconn.pg("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
+    assert rconn.pg("SELECT reloptions FROM pg_class WHERE oid = 'docs'::regclass").fetchone()[0] == [
+        "toast_tuple_target=8160"]
     assert rconn.pg("SELECT blob, host FROM docs").fetchall() == [(None, None)]  # an older Aida's row
     assert [h.record.key for h in reader.recall("ledger settles")] == ["ledger"]
     reader.remember("The ledger closes at midnight.", key="ledger-close")
@@ -448,3 +451,27 @@ def test_a_bad_build_memory_setting_is_one_sentence(bad):
 
     with pytest.raises(BrainError, match="index.build_memory .* is not auto, server or a size like 2GB"):
         build_memory_kb(bad, 10, 384)
+
+
+def test_rows_stay_inline_so_the_keyword_stage_reads_no_toast(pg_brain):
+    # A row is its 1,536-byte vector plus its text and tsvector: over PostgreSQL's 2 kB TOAST threshold,
+    # which would move each row's tsvector out of line, three more page reads for every keyword match.
+    b = pg_brain
+    for i in range(20):
+        b.remember(f"Incident {i}: " + " ".join(f"component{j} degraded after deploy {i}-{j}" for j in range(12)),
+                   key=f"incident-{i}")
+    conn = b.index.conn()
+    row, toast = conn.pg("SELECT max(pg_column_size(d.*)), (SELECT pg_relation_size(reltoastrelid) FROM pg_class "
+                         "WHERE oid = 'docs'::regclass) FROM docs d").fetchone()
+    assert row > 2100 and toast == 0
+
+
+def test_recall_comes_back_when_the_server_drops_both_of_its_connections(pg_brain, pg_dsn):  # noqa: F811
+    b = pg_brain
+    b.remember("The webhook worker retries failed deliveries five times.", key="webhook-retries")
+    assert [h.record.key for h in b.recall("webhook retries", k=1)] == ["webhook-retries"]
+    assert b.index._side is not None and not b.index._side.closed  # the vector stage's connection
+    assert _kill_other_backends(pg_dsn) >= 2
+    assert [h.record.key for h in b.recall("webhook retries", k=1)] == ["webhook-retries"]
+    b.close()
+    assert b.index._side is None

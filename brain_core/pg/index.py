@@ -147,6 +147,7 @@ CREATE TABLE {schema}.docs(
         setweight(to_tsvector('english', translate(coalesce(tags, ''), ':[]",', '      ')), 'B') ||
         setweight(to_tsvector('english', coalesce(body, '')), 'D')) STORED);
 ALTER TABLE {schema}.docs ALTER COLUMN embedding SET STORAGE PLAIN;  -- inline: honest scan costs
+ALTER TABLE {schema}.docs SET (toast_tuple_target = 8160);  -- a row (its vector alone 1.5 kB) stays whole: a keyword match is one page read, not four
 CREATE INDEX ON {schema}.docs(profile, key);
 CREATE INDEX ON {schema}.docs(created_ts);
 CREATE INDEX ON {schema}.docs(text_sha);
@@ -191,6 +192,7 @@ class PgIndex(Index):
         super().__init__(root, lock, embedder_factory, dim=dim, model_id=model_id, notice=notice)
         self.dsn = dsn
         self.build_memory = build_memory
+        self._side: PgConn | None = None
         self.brain_id = brain_id
         self.schema = schema_for(brain_id)
         self.ef_search = ef_search
@@ -216,6 +218,24 @@ class PgIndex(Index):
         conn.pg("SET hnsw.iterative_scan = strict_order")
         return conn
 
+    def side_conn(self) -> PgConn:
+        """A second connection to the catalog, for recall's vector stage, which runs on a worker
+        thread while the keyword stage runs on :meth:`conn` (one connection runs one statement at
+        a time). Opened on first use; closed with the first."""
+        side = self._side
+        if side is None or side.closed:
+            side = self._side = self._open(self.schema)
+        return side
+
+    def close(self) -> None:
+        side, self._side = self._side, None
+        if side is not None:
+            try:
+                side.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection must not mask the cause
+                pass
+        super().close()
+
     def conn(self):
         if self._conn is not None and not self._conn.closed:
             return self._conn
@@ -231,11 +251,15 @@ class PgIndex(Index):
         return self.conn()
 
     def _upgrade(self, conn) -> None:
-        """What a catalog made by an older Aida lacks: recall's neighbour index, and the columns
-        that let clones that are behind leave newer rows alone (:meth:`_newer_elsewhere`)."""
+        """What a catalog made by an older Aida lacks: recall's neighbour index, rows kept whole (its
+        older rows until the next full rebuild), and the columns that let clones that are behind
+        leave newer rows alone (:meth:`_newer_elsewhere`)."""
         try:
             if conn.pg("SELECT to_regclass(%s)", (f"{self.schema}.docs_place",)).fetchone()[0] is None:
                 conn.pg(PLACE_INDEX.format(schema=self.schema))
+            if "toast_tuple_target=8160" not in (conn.pg("SELECT reloptions FROM pg_class WHERE oid = 'docs'::regclass")
+                                                 .fetchone()[0] or []):  # new rows stay whole (schema_sql)
+                conn.pg(f"ALTER TABLE {self.schema}.docs SET (toast_tuple_target = 8160)")
             if conn.pg("SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND table_name = 'docs' "
                        "AND column_name = 'host'", (self.schema,)).fetchone() is None:
                 conn.pg(f"ALTER TABLE {self.schema}.docs ADD COLUMN IF NOT EXISTS blob text, "

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..embed import embed_later
+from ..embed import later
 from ..places import NEIGHBOUR_SPAN, NEIGHBOUR_WINDOW_S, SIDES
 from ..recall import _WORD, DEFAULT_SHELVES, Candidates, Hit, RecallParams, _filters, fts_query
 from ..when import find_dates
@@ -86,8 +86,10 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     stages: dict[int, dict[str, Any]] = {}
     t0 = time.perf_counter()
     want_vector = vectors and _WORD.search(query)
-    # the question is embedded while the server runs the keyword stage (both wait without the GIL)
-    embedding = embed_later(index.embedder, [query]) if want_vector and query_vector is None else None
+    # The vector stage runs on a worker thread and a second connection: the question is embedded and
+    # its nearest records found while the server runs the keyword stage on the first (each waits
+    # without the GIL), so a recall takes the longer of the two stages, not their sum.
+    vector_stage = later(_nearest, index, query, query_vector, where, wargs, n) if want_vector else None
     dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
     fq = fts_query(words) or (fts_query(query) if words != query else None)
     tq = ts_query(fq, conn) if bm25 else None
@@ -100,16 +102,23 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
             stages.setdefault(rowid, {})["bm25"] = (rank, float(s))
     t_bm25 = time.perf_counter()
 
-    if want_vector:
-        vec = query_vector if embedding is None else embedding.result()[0]
-        qv = vec_param(vec)
-        rows = conn.execute(f"SELECT d.rowid, d.embedding <=> ?::vector AS dist FROM docs d WHERE {where} "
-                            f"ORDER BY d.embedding <=> ?::vector LIMIT ?", [qv, *wargs, qv, n]).fetchall()
+    vector_ms = 0.0
+    if vector_stage is not None:
+        rows, vector_ms = vector_stage.result()
         for rank, (rowid, dist) in enumerate(rows, 1):
             stages.setdefault(rowid, {})["vector"] = (rank, 1.0 - float(dist))
-    t_vec = time.perf_counter()
-    return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2),
-                                          "vector": round((t_vec - t_bm25) * 1000, 2)})
+    return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2), "vector": round(vector_ms, 2)})
+
+
+def _nearest(index, query: str, query_vector, where: str, wargs: list, n: int) -> tuple[list, float]:
+    """The vector stage on the catalog's second connection: (rowid, cosine distance) of the ``n``
+    nearest records, and the milliseconds the search took (the question's embedding not included)."""
+    vec = index.embedder.embed([query])[0] if query_vector is None else query_vector
+    qv = vec_param(vec)
+    t = time.perf_counter()
+    rows = index.side_conn().execute(f"SELECT d.rowid, d.embedding <=> ?::vector AS dist FROM docs d WHERE {where} "
+                                     f"ORDER BY d.embedding <=> ?::vector LIMIT ?", [qv, *wargs, qv, n]).fetchall()
+    return rows, (time.perf_counter() - t) * 1000
 
 
 def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEIGHBOUR_SPAN,
