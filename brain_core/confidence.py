@@ -129,17 +129,27 @@ def word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[
     return weights, where
 
 
-# every word's capped count and matches among the candidates in one round trip to the server
+# Every word's capped count and its matches among the candidates, in one round trip to the server.
+# A word the table's statistics put in more than twice DF_CAP records is not counted (its capped count
+# is DF_CAP: on a GIN index, counting even 500 matches first collects all of them, 17 ms for a word in
+# 50,000 of a million records). The candidates' rows are read once, and each word is matched against
+# them in memory (asked of the whole table, the GIN index again collected every match).
 _PG_WORD_STATS = (
-    "SELECT t.w, (SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT ?) x), "
-    "ARRAY(SELECT rowid FROM docs WHERE rowid = ANY(?::bigint[]) AND fts @@ plainto_tsquery('english', t.w)), "
-    "(SELECT max(rowid) FROM docs) FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) ORDER BY t.i")
+    "WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(?::bigint[])) "
+    "SELECT t.w, CASE WHEN t.common THEN ? ELSE "
+    "(SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT ?) x) END, "
+    "ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)), "
+    "(SELECT max(rowid) FROM docs) FROM unnest(?::text[], ?::bool[]) WITH ORDINALITY AS t(w, common, i) ORDER BY t.i")
 
 
 def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[str, float], dict[str, set[int]]]:
+    from .pg.recall import common_words
+
     weights: dict[str, float] = {}
     where: dict[str, set[int]] = {}
-    for w, df, found, total in conn.execute(_PG_WORD_STATS, (DF_CAP, list(rowids), list(words))).fetchall():
+    common = common_words(conn, list(words), 2 * DF_CAP)
+    rows = conn.execute(_PG_WORD_STATS, (list(rowids), DF_CAP, DF_CAP, list(words), [w in common for w in words]))
+    for w, df, found, total in rows.fetchall():
         weights[w] = math.log(1 + ((total or 0) + 1) / (df + 0.5))
         where[w] = set(found)
     return weights, where

@@ -475,3 +475,29 @@ def test_recall_comes_back_when_the_server_drops_both_of_its_connections(pg_brai
     assert [h.record.key for h in b.recall("webhook retries", k=1)] == ["webhook-retries"]
     b.close()
     assert b.index._side is None
+
+
+def test_common_words_are_not_counted_and_weigh_what_their_capped_count_gives(tmp_path, embedder, pg_dsn):  # noqa: F811
+    from brain_core.confidence import DF_CAP, word_stats
+    from brain_core.pg.recall import common_words
+
+    settings("postgres", pg_dsn, "w" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    _many_records(b.root, 1200)  # every body says "runbook", "probes", "service"
+    b.index.rebuild(quiet=True)
+    conn = b.index.conn()
+    words = ["runbook", "probes", "service", "restarts", "zebra"]
+    assert common_words(conn, words, 2 * DF_CAP) == {"runbook", "probes", "service", "restarts"}  # statistics
+    ids = [r for (r,) in conn.pg("SELECT rowid FROM docs ORDER BY rowid LIMIT 40").fetchall()]
+    pg_weights, pg_where = word_stats(conn, words, ids)
+    settings("sqlite")
+    s = Brain.open(b.root, embedder=embedder)
+    s.index.sync()
+    sconn = s.index.conn()
+    sids = [r for (r,) in sconn.execute("SELECT rowid FROM docs ORDER BY rowid LIMIT 40").fetchall()]
+    sq_weights, sq_where = word_stats(sconn, words, sids)
+    assert pg_weights == pytest.approx(sq_weights)  # counted (SQLite) or taken from the statistics
+    assert {w: len(v) for w, v in pg_where.items()} == {w: len(v) for w, v in sq_where.items()} == {
+        "runbook": 40, "probes": 40, "service": 40, "restarts": 40, "zebra": 0}
+    s.close()
+    b.close()

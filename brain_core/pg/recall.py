@@ -38,6 +38,27 @@ _STATS = ("SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c
           "AND s.attname = 'fts' WHERE c.oid = 'docs'::regclass")
 
 
+class _Common(set):
+    stop: set = set()  # the words with no lexeme (stop words: to_tsquery drops them)
+
+
+def common_words(conn, words: list[str], more_than: int) -> _Common:
+    """The ``words`` that the table's statistics (``pg_stats``' most common lexemes, kept by
+    ``ANALYZE``) put in more than ``more_than`` records; none on a catalog that small or without
+    statistics yet."""
+    out = _Common()
+    if not words:
+        return out
+    elems, freqs, total, lexemes = conn.execute(_STATS, [list(words)]).fetchone()
+    out.stop = {w for w, lex in zip(words, lexemes) if not lex}
+    if not elems or not total or total <= more_than:
+        return out
+    share = dict(zip(elems, freqs))
+    out.update(w for w, lex in zip(words, lexemes)
+               if lex and any(share.get(x, 0.0) * total > more_than for x in lex.split()))
+    return out
+
+
 def ts_query(fq: str | None, conn=None) -> str | None:
     """recall.fts_query's safe words (each only word characters) as a ``to_tsquery`` OR-query.
 
@@ -54,17 +75,15 @@ def ts_query(fq: str | None, conn=None) -> str | None:
     plain = " | ".join(words)
     if conn is None or len(words) < 2:
         return plain
-    elems, freqs, total, lexemes = conn.execute(_STATS, [words]).fetchone()
-    if not elems or not total or total <= COMMON:
+    common_set = common_words(conn, words, COMMON)
+    if not common_set:
         return plain
-    share = dict(zip(elems, freqs))
     common, rare = [], []
-    for word, lex in zip(words, lexemes):
-        if not lex:
-            continue  # a stop word: to_tsquery drops it anyway
-        (common if any(share.get(x, 0.0) * total > COMMON for x in lex.split()) else rare).append(word)
-    if not common:
-        return plain
+    for word in words:
+        if word in common_set:
+            common.append(word)
+        elif word not in common_set.stop:
+            rare.append(word)
     if len(common) > 1:
         rare.append("(" + " & ".join(common) + ")")
     elif not rare:
