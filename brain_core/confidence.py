@@ -147,7 +147,7 @@ def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[d
 
     weights: dict[str, float] = {}
     where: dict[str, set[int]] = {}
-    common = common_words(conn, list(words), 2 * DF_CAP)
+    common, _ = common_words(conn, list(words), 2 * DF_CAP)
     rows = conn.execute(_PG_WORD_STATS, (list(rowids), DF_CAP, DF_CAP, list(words), [w in common for w in words]))
     for w, df, found, total in rows.fetchall():
         weights[w] = math.log(1 + ((total or 0) + 1) / (df + 0.5))

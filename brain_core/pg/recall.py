@@ -38,25 +38,19 @@ _STATS = ("SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c
           "AND s.attname = 'fts' WHERE c.oid = 'docs'::regclass")
 
 
-class _Common(set):
-    stop: set = set()  # the words with no lexeme (stop words: to_tsquery drops them)
-
-
-def common_words(conn, words: list[str], more_than: int) -> _Common:
-    """The ``words`` that the table's statistics (``pg_stats``' most common lexemes, kept by
-    ``ANALYZE``) put in more than ``more_than`` records; none on a catalog that small or without
-    statistics yet."""
-    out = _Common()
+def common_words(conn, words: list[str], more_than: int) -> tuple[set[str], set[str]]:
+    """(the ``words`` that the table's statistics, ``pg_stats``' most common lexemes kept by
+    ``ANALYZE``, put in more than ``more_than`` records; the ``words`` with no lexeme, stop words).
+    No common words on a catalog that small or without statistics yet."""
     if not words:
-        return out
+        return set(), set()
     elems, freqs, total, lexemes = conn.execute(_STATS, [list(words)]).fetchone()
-    out.stop = {w for w, lex in zip(words, lexemes) if not lex}
+    stop = {w for w, lex in zip(words, lexemes) if not lex}
     if not elems or not total or total <= more_than:
-        return out
+        return set(), stop
     share = dict(zip(elems, freqs))
-    out.update(w for w, lex in zip(words, lexemes)
-               if lex and any(share.get(x, 0.0) * total > more_than for x in lex.split()))
-    return out
+    return {w for w, lex in zip(words, lexemes)
+            if lex and any(share.get(x, 0.0) * total > more_than for x in lex.split())}, stop
 
 
 def ts_query(fq: str | None, conn=None) -> str | None:
@@ -75,14 +69,14 @@ def ts_query(fq: str | None, conn=None) -> str | None:
     plain = " | ".join(words)
     if conn is None or len(words) < 2:
         return plain
-    common_set = common_words(conn, words, COMMON)
+    common_set, stop = common_words(conn, words, COMMON)
     if not common_set:
         return plain
     common, rare = [], []
     for word in words:
         if word in common_set:
             common.append(word)
-        elif word not in common_set.stop:
+        elif word not in stop:  # to_tsquery drops a stop word anyway
             rare.append(word)
     if len(common) > 1:
         rare.append("(" + " & ".join(common) + ")")
