@@ -109,16 +109,19 @@ def judge(cosine: float | None, coverage: float, agree: bool, has_words: bool = 
 DF_CAP = 500  # counting stops here: a word in 500 records weighs little either way
 
 
-def word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[str, float], dict[str, set[int]]]:
+def word_stats(conn, words: Sequence[str], rowids: Sequence[int], counts: tuple[dict[str, float], int] | None = None
+               ) -> tuple[dict[str, float], dict[str, set[int]]]:
     """``(weight by word, matching rowids among rowids by word)``, through the index's own stemmer:
     per word a capped count (its rarity) and one seek per candidate, so a common word costs no more
-    than a rare one in a big brain."""
+    than a rare one in a big brain. ``counts``: (records holding each word, the highest rowid) as the
+    server's keyword stage found them (brain_core.pg.recall.keyword_terms), so they are not counted
+    again."""
     weights: dict[str, float] = {}
     where: dict[str, set[int]] = {}
     if not words:
         return weights, where
     if on_postgres(conn):
-        return _pg_word_stats(conn, words, rowids)
+        return _pg_word_stats(conn, words, rowids, counts)
     total = conn.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
     fill_candidates(conn, rowids)
     for w in words:
@@ -130,25 +133,37 @@ def word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[
 
 
 # Every word's capped count and its matches among the candidates, in one round trip to the server.
-# A word the table's statistics put in more than twice DF_CAP records is not counted (its capped count
-# is DF_CAP: on a GIN index, counting even 500 matches first collects all of them, 17 ms for a word in
-# 50,000 of a million records). The candidates' rows are read once, and each word is matched against
-# them in memory (asked of the whole table, the GIN index again collected every match).
-_PG_WORD_STATS = (
-    "WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(?::bigint[])) "
-    "SELECT t.w, CASE WHEN t.common THEN ? ELSE "
-    "(SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT ?) x) END, "
-    "ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)), "
-    "(SELECT max(rowid) FROM docs) FROM unnest(?::text[], ?::bool[]) WITH ORDINALITY AS t(w, common, i) ORDER BY t.i")
+# A word the table's statistics (pg_stats' most common lexemes and their shares, times the table's row
+# estimate) put in more than twice DF_CAP records is not counted (its capped count is DF_CAP: on a GIN
+# index, counting even 500 matches first collects all of them, 17 ms for a word in 50,000 of a million
+# records). The candidates' rows are read once, and each word is matched against them in memory (asked
+# of the whole table, the GIN index again collected every match).
+def _pg_word_stats_sql() -> str:
+    from .pg.recall import STATS_CTE, estimate
+
+    return (f"WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(?::bigint[])), {STATS_CTE} "
+            f"SELECT t.w, CASE WHEN {estimate('t.w')} > ? THEN ? ELSE "
+            "(SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT ?) x) END, "
+            "ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)), "
+            "(SELECT max(rowid) FROM docs) FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) CROSS JOIN s ORDER BY t.i")
 
 
-def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int]) -> tuple[dict[str, float], dict[str, set[int]]]:
-    from .pg.recall import common_words
+_PG_MATCHES = ("WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(?::bigint[])) "
+               "SELECT t.w, ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)) "
+               "FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) ORDER BY t.i")
 
+
+def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int], counts: tuple[dict[str, float], int] | None = None
+                   ) -> tuple[dict[str, float], dict[str, set[int]]]:
     weights: dict[str, float] = {}
     where: dict[str, set[int]] = {}
-    common, _ = common_words(conn, list(words), 2 * DF_CAP)
-    rows = conn.execute(_PG_WORD_STATS, (list(rowids), DF_CAP, DF_CAP, list(words), [w in common for w in words]))
+    if counts is not None and all(w in counts[0] for w in words):
+        df, total = counts  # the keyword stage's: only the matches among the candidates are left to find
+        for w, found in conn.execute(_PG_MATCHES, (list(rowids), list(words))).fetchall():
+            weights[w] = math.log(1 + (total + 1) / (min(df[w], DF_CAP) + 0.5))
+            where[w] = set(found)
+        return weights, where
+    rows = conn.execute(_pg_word_stats_sql(), (list(rowids), 2 * DF_CAP, DF_CAP, DF_CAP, list(words)))
     for w, df, found, total in rows.fetchall():
         weights[w] = math.log(1 + ((total or 0) + 1) / (df + 0.5))
         where[w] = set(found)
@@ -196,16 +211,17 @@ def fill_candidates(conn, rowids: Sequence[int]) -> None:
 
 
 def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages: Sequence[dict],
-           recent: bool = False) -> None:
+           recent: bool = False, counts: tuple[dict[str, float], int] | None = None) -> None:
     """Set ``confidence`` and ``evidence`` on each hit (``stages[i]`` is what recall's stages found for
     ``rowids[i]``: ``{"bm25": (rank, score), "vector": (rank, cosine)}``). Newest-first recall of a
-    question with no content words ("my latest notes") is answered by any record: all strong."""
+    question with no content words ("my latest notes") is answered by any record: all strong.
+    ``counts``: the words' counts the keyword stage already has (:func:`word_stats`)."""
     words = content_words(query)
     if recent and not words:
         for hit in hits:
             hit.evidence, hit.confidence = Evidence((), (), 0.0, None, False), STRONG
         return
-    weights, where = word_stats(conn, words, list(rowids))
+    weights, where = word_stats(conn, words, list(rowids), counts)
     total = sum(weights.values())
     named = [w for w in names(query) if w in weights]
     # a prefix: "Postgres" is mentioned by "PostgreSQL"

@@ -79,11 +79,13 @@ SIDES = {"before": ("<", ">=", -1, "DESC"), "after": (">", "<=", 1, "ASC")}  # c
 
 
 def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEIGHBOUR_SPAN,
-               window_s: float = NEIGHBOUR_WINDOW_S, sides: tuple[str, ...] = ("before", "after")) -> dict[int, list[int]]:
+               window_s: float = NEIGHBOUR_WINDOW_S, sides: tuple[str, ...] = ("before", "after"),
+               known: dict | None = None) -> dict[int, list[int]]:
     """rowid -> the records up to ``span`` before and after it in its source (by created, then id),
     written within ``window_s`` of it and passing recall's filters (``where`` on alias ``d``); only
     the ``sides`` asked for. One query per 100 rowids: an index seek on (source, created_ts, id) for
-    each side of each."""
+    each side of each. ``known`` is for the server's catalog, which returns the neighbours' text with
+    them (brain_core.pg.recall.neighbours); here, in process, reading it later costs no round trip."""
     if not rowids or span <= 0:
         return {}
     sides = tuple(SIDES[side] for side in sides)

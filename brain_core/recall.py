@@ -191,6 +191,12 @@ class Candidates:
     fts: str | None
     dates: list
     ms: dict[str, float]
+    # rowid -> (source, body) of candidates a stage already read (the server's stages return them
+    # with their matches: one round trip fewer), so the lifts after fusion look up only the others
+    known: dict[int, tuple[Any, Any]] = field(default_factory=dict)
+    # (records holding each word of the question, the highest rowid) as the server's keyword stage
+    # counted or estimated them, for the confidence check; None: it counts for itself
+    counts: tuple[dict[str, float], int] | None = None
 
 
 def gather(index, query: str, *, profile: str | None = None, type: str | None = None, tag: str | None = None,
@@ -376,7 +382,8 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     kind = wanted(query) if params.kind_boost > 0 else None
     if params.source_weight > 0 or params.neighbour_weight > 0 or params.answer_weight > 0 or \
             params.question_weight != 1 or kind is not None:
-        fused, near, asked, holders = _lifts(conn, fused, params, near_of, *where_of(profile, type, tag, shelves), kind)
+        fused, near, asked, holders = _lifts(conn, fused, params, near_of, *where_of(profile, type, tag, shelves), kind,
+                                             cand.known)
     pool = shortlist(fused, k, bool(cand.dates))
     docs = _load(conn, pool)
     use = usage.get([docs[r]["path"] for r in pool if r in docs])
@@ -397,30 +404,45 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
             if backend != "sqlite":
                 ex["backend"] = backend
         hits.append(_hit(d, score, ex, now))
-    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages.get(s[1], {}) for s in scored[:k]])
+    assess(conn, query, hits, [s[1] for s in scored[:k]], [stages.get(s[1], {}) for s in scored[:k]], counts=cand.counts)
     if touch:
         usage.bump([h.path for h in hits], now, why="recalled")
     return hits
 
 
-def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: str, wargs: list,
-           kind) -> tuple[dict[int, float], dict[int, float], set[int], set[int]]:
+def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: str, wargs: list, kind,
+           known: dict[int, tuple[Any, Any]] | None = None
+           ) -> tuple[dict[int, float], dict[int, float], set[int], set[int]]:
     """The lifts after fusion: neighbours and answers of the best matches (``places``), the records
     that ask lowered, the source context, then the records that hold the kind of answer the
     question asks for (``kinds``). Returns (scores, each record's lift from its neighbours or
-    question, the records that ask, the records holding the kind asked for)."""
+    question, the records that ask, the records holding the kind asked for). ``known``: rowid ->
+    (source, body) that the stages already read."""
     questions = params.answer_weight > 0 or params.question_weight != 1
     bodies = questions or kind is not None
-    src, text = sources_and_texts(conn, list(fused), bodies)
+    known = dict(known or {})
+
+    def read(rowids: list[int]) -> tuple[dict[int, Any], dict[int, str]]:
+        """Sources and bodies: what a stage already read, the rest from the catalog."""
+        src, text = sources_and_texts(conn, [r for r in rowids if r not in known], bodies)
+        for r in rowids:
+            if r in known:
+                src[r] = known[r][0]
+                if bodies:
+                    text[r] = known[r][1]
+        return src, text
+
+    src, text = read(list(fused))
     asked = {r for r, body in text.items() if asks(body)} if questions else set()
     lifted = fused
     if params.neighbour_weight > 0 or params.answer_weight > 0:
         top = givers(fused, src)
-        around = near_of(conn, top, where, wargs) if params.neighbour_weight > 0 else {}
+        around = near_of(conn, top, where, wargs, known=known) if params.neighbour_weight > 0 else {}
         ask = [g for g in top if g in asked]
-        answers = near_of(conn, ask, where, wargs, span=1, sides=("after",)) if ask and params.answer_weight > 0 else {}
+        answers = near_of(conn, ask, where, wargs, span=1, sides=("after",), known=known) \
+            if ask and params.answer_weight > 0 else {}
         lifted = with_neighbours(fused, around, params.neighbour_weight, answers, params.answer_weight)
-        more_src, more = sources_and_texts(conn, [r for r in lifted if r not in fused], bodies)
+        more_src, more = read([r for r in lifted if r not in fused])
         src.update(more_src)
         text.update(more)
         asked |= {r for r, body in more.items() if questions and asks(body)}

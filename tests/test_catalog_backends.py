@@ -112,6 +112,20 @@ def test_a_when_question_lifts_the_record_that_names_a_time_on_both(any_brain):
     assert hits["moved"]["kind"] and not hits["slow"]["kind"]
 
 
+def test_a_rare_word_outweighs_a_common_one_in_the_keyword_stage_on_both(any_brain):
+    """bm25 weighs each word by its rarity. On PostgreSQL, ts_rank alone counts every word the
+    same: the records that say a common name three times outranked the one that holds the rare word."""
+    b = any_brain
+    for i in range(8):
+        b.remember(f"Caroline: Caroline's painting class {i} ran late, so Caroline took the night bus.", key=f"class-{i}")
+    b.remember("Melanie: I started volunteering at the adoption agency downtown.", key="adoption")
+    hits = b.recall("caroline adoption", k=9, explain=True)
+    by_key = {h.record.key: h.explain["bm25"] for h in hits}
+    assert by_key["adoption"]["rank"] == 1
+    assert all(by_key[f"class-{i}"]["score"] < by_key["adoption"]["score"] for i in range(8))
+    assert hits[0].record.key == "adoption"
+
+
 def test_incremental_index_catches_hand_edits_and_deletions_without_reembedding(any_brain):
     b = any_brain
     for i in range(5):

@@ -212,10 +212,11 @@ class PgIndex(Index):
             raise MissingDependency("index.backend is postgres but pgvector's Python adapter is missing; "
                                     "run `pip install 'aida[postgres]'`.") from None
         register_vector(conn.raw)  # vectors travel as binary float32, not as text
-        conn.pg(f"SET search_path TO {schema}, public")
-        conn.pg("SELECT set_config('aida.host', %s, false)", (self.host,))
-        conn.pg(f"SET hnsw.ef_search = {int(self.ef_search)}")
-        conn.pg("SET hnsw.iterative_scan = strict_order")
+        # One round trip for the session's settings (the host is a hex digest). JIT off: a recall's
+        # statements take milliseconds, and a server built with LLVM compiles any whose estimated
+        # cost passes jit_above_cost (the words' counts for a long question do), which takes longer.
+        conn.pg(f"SET search_path TO {schema}, public; SELECT set_config('aida.host', '{self.host}', false); "
+                f"SET hnsw.ef_search = {int(self.ef_search)}; SET hnsw.iterative_scan = strict_order; SET jit = off")
         return conn
 
     def side_conn(self) -> PgConn:
