@@ -305,6 +305,14 @@ def test_the_keyword_stage_leaves_common_words_out_of_its_query_on_a_big_brain(p
     assert df["the"] == df["zebra"] == 0 and df["staging"] == 1 and df["deploy"] > 3 and top == 8
     top = pg_brain.recall("when do staging deploys run", k=3, explain=True)[0]
     assert top.record.key == "staging-deploys" and top.explain["bm25"]["rank"] == 1
+    # a common word's df is the statistics' estimate, not a count: "deploy" gone from the rows behind
+    # the statistics' back still weighs what they say
+    conn.execute("ALTER TABLE docs SET (autovacuum_enabled = false)")
+    conn.execute("UPDATE docs SET body = replace(replace(body, 'Deploy', 'Ship'), 'deploy', 'ship'), "
+                 "key = replace(key, 'deploy', 'ship')")
+    assert pgrecall.keyword_terms('"deploy" "staging"', conn)[2][0]["deploy"] == df["deploy"]
+    monkeypatch.setattr(pgrecall, "COMMON", 2000)
+    assert pgrecall.keyword_terms('"deploy" "staging"', conn)[2][0]["deploy"] == 0  # counted
 
 
 def test_a_keyword_match_the_approximate_vector_search_left_out_keeps_its_closeness(pg_brain, monkeypatch):
@@ -534,6 +542,7 @@ def test_recall_comes_back_when_the_server_drops_both_of_its_connections(pg_brai
 
 def test_common_words_are_not_counted_and_weigh_what_their_capped_count_gives(tmp_path, embedder, pg_dsn):  # noqa: F811
     from brain_core.confidence import DF_CAP, word_stats
+    from brain_core.pg.recall import keyword_terms
 
     settings("postgres", pg_dsn, "w" + uuid.uuid4().hex[:12])
     b = Brain.init(tmp_path / "brain", embedder=embedder)
@@ -543,6 +552,9 @@ def test_common_words_are_not_counted_and_weigh_what_their_capped_count_gives(tm
     words = ["runbook", "probes", "service", "restarts", "zebra"]
     ids = [r for (r,) in conn.pg("SELECT rowid FROM docs ORDER BY rowid LIMIT 40").fetchall()]
     pg_weights, pg_where = word_stats(conn, words, ids)
+    # the keyword stage's counts, reused, give the same weights and matches
+    _, _, counts = keyword_terms(" ".join(f'"{w}"' for w in words), conn)
+    assert word_stats(conn, words, ids, counts) == (pytest.approx(pg_weights), pg_where)
     # taken from the statistics, not counted: with "runbook" gone from the rows behind the statistics'
     # back, its weight is still the capped count's; "zebra", in no record, is counted
     conn.pg("ALTER TABLE docs SET (autovacuum_enabled = false)")
