@@ -46,10 +46,10 @@ def estimate(word: str) -> str:
     return f"(SELECT max(s.f[array_position(s.e, x.lexeme)]) * s.n FROM unnest(to_tsvector('english', {word})) x)"
 
 
-# Each word of a question (the first parameter): its lexemes (none: a stop word), the records the
-# statistics put it in, the records counted holding it unless that estimate is over the second
-# parameter (counting would collect every match from the GIN index), the highest rowid and the
-# table's row estimate.
+# Each word of a question (the first parameter): how many lexemes it has (none: a stop word), the
+# records the statistics put it in, the records counted holding it unless that estimate is over the
+# second parameter (counting would collect every match from the GIN index), the highest rowid and
+# the table's row estimate.
 _TERMS = (
     f"WITH {STATS_CTE}, w AS (SELECT t.w, t.i, length(to_tsvector('english', t.w)) AS nlex, {estimate('t.w')} AS est "
     "FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) CROSS JOIN s) "
@@ -58,10 +58,10 @@ _TERMS = (
     "(SELECT max(rowid) FROM docs), (SELECT n FROM s) FROM w ORDER BY w.i")
 
 
-def ts_query(fq: str | None, conn=None) -> str | None:
-    """recall.fts_query's safe words (each only word characters) as a ``to_tsquery`` OR-query
-    (see :func:`keyword_terms`, which also weighs each word)."""
-    return keyword_terms(fq, conn)[0] if conn is not None else _or_query(_QUOTED.findall(fq or ""))
+def ts_query(fq: str | None) -> str | None:
+    """recall.fts_query's safe words (each only word characters) as a plain ``to_tsquery`` OR-query
+    (the near-duplicate check's; recall's is :func:`keyword_terms`)."""
+    return _or_query(_QUOTED.findall(fq or ""))
 
 
 def _or_query(words: list[str]) -> str | None:
