@@ -80,6 +80,11 @@ class MainThreadGC:
         if self._timer is not None and not self._timer.isActive():
             self._timer.start()
 
+    @property
+    def holds(self) -> int:
+        """How many holders keep automatic collection off now."""
+        return self._holds
+
     def release(self) -> None:
         self._holds = max(0, self._holds - 1)
         if self._holds == 0:

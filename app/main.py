@@ -98,6 +98,8 @@ class AidaApp(QObject):
     # -- life ------------------------------------------------------------------------------------------
 
     def start(self) -> None:
+        if not self._running:  # the app's threads (microphone, hotkeys, lanes) run Python: see app.jobs
+            main_thread_gc.hold()
         self._running = True
         if self.tray is not None:
             self.tray.show()
@@ -253,7 +255,7 @@ class AidaApp(QObject):
             app.quit()
 
     def shutdown(self) -> None:
-        self._running = False
+        was_running, self._running = self._running, False
         self.sweep.stop()
         self.hotkeys.stop()
         self.follower.stop()
@@ -262,6 +264,8 @@ class AidaApp(QObject):
         if self.tray is not None:
             self.tray.hide()
         self.service.shutdown()
+        if was_running:
+            main_thread_gc.release()
 
     # -- commands from `aida popup`, `aida ptt`, a second `aida tray` ------------------------------------
 

@@ -27,6 +27,31 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _qt_garbage_collected_on_the_ui_thread(request):
+    """A Qt test runs as the app does (app.jobs.MainThreadGC): no automatic collection while it runs,
+    and what it leaves is collected here, on the UI thread, before the next test. Otherwise the
+    windows and lanes of one test wait in cycles until some later allocation, on whichever thread
+    makes it (the embedder's pool, a progress bar's monitor), destroys them off the UI thread."""
+    if request.node.get_closest_marker("gui") is None:
+        yield
+        return
+    import gc
+
+    request.getfixturevalue("qapp")
+    from app.jobs import main_thread_gc
+
+    main_thread_gc.hold()
+    try:
+        yield
+    finally:
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        gc.collect()
+        main_thread_gc.release()
+
+
 @pytest.fixture(scope="session")
 def embedder():
     from brain_core.embed import OnnxEmbedder

@@ -46,6 +46,24 @@ def running(service, filled, qtbot):
     app.window.hide()
 
 
+def test_a_running_app_keeps_the_cycle_collector_on_the_ui_thread(qtbot, service, filled):
+    """From start to shutdown, as `aida tray` does for its whole life (see app.jobs.MainThreadGC)."""
+    from app.jobs import main_thread_gc
+    from app.main import AidaApp
+
+    app = AidaApp(filled.config, service=service, use_tray=False, hotkeys=False)
+    before = main_thread_gc.holds
+    app.start()
+    try:
+        assert main_thread_gc.holds == before + 1
+    finally:
+        app.shutdown()
+        app.window.hide()
+    assert main_thread_gc.holds == before
+    app.shutdown()  # a second shutdown (quit after a failed start) releases nothing more
+    assert main_thread_gc.holds == before
+
+
 def test_a_second_tray_hands_over_to_the_first_and_exits(qtbot, running):
     app, commands = running
     app.window.hide()
