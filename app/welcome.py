@@ -12,9 +12,10 @@ line; a failed step says its fix and the others still run. Closing the window sk
 from __future__ import annotations
 
 import threading
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QProgressBar,
                                QPushButton, QVBoxLayout, QWidget)
 
@@ -25,16 +26,45 @@ from .jobs import harden_imports, main_thread_gc
 
 class _Worker(QObject):
     """The signals a worker thread sends. It lives on the UI thread and has no parent, so it
-    outlives a window closed (and deleted) while the thread still runs."""
+    outlives a window closed (and deleted) while the thread still runs.
+
+    A worker thread must never drop the last reference to a Qt object: shiboken then hands the
+    deletion to the UI thread, and that hand-over crashed it (a segfault in
+    ``BindingManager::runDeletionInMainThread``, seen when a test ended while the thread that ran
+    its steps was ending). So the UI thread keeps each thread's window until the thread is over:
+    ``released`` is the thread's last act, and its slot joins the thread, then lets the window go on
+    the event loop's next turn (not inside a slot of an object the window owns)."""
 
     progress = Signal(int, int, str)  # done, total, line
     line = Signal(str)
     finished = Signal(dict)
-    released = Signal()
+    released = Signal(object)  # the ending thread's ident (a C int would not hold it)
 
-    @Slot()
-    def release(self) -> None:
+    def __init__(self) -> None:
+        super().__init__()
+        self._busy: dict[int, tuple[threading.Thread, QObject]] = {}  # ident -> (thread, its window)
+
+    def run(self, work, owner: QObject) -> None:
+        """``work()`` on a thread of its own; ``work`` must call :meth:`done` last."""
+        thread = threading.Thread(target=work, name="aida-welcome", daemon=True)
+        thread.start()
+        self._busy[thread.ident] = (thread, owner)  # before the thread's release can be delivered here
+
+    def done(self) -> None:
+        """The worker thread's last act."""
+        self.released.emit(threading.get_ident())
+
+    @Slot(object)
+    def release(self, ident: int) -> None:
+        thread, owner = self._busy.pop(ident, (None, None))
+        if thread is not None:
+            thread.join()  # it has emitted its last signal: this only waits for it to drop its references
+            QTimer.singleShot(0, partial(_let_go, owner))
         main_thread_gc.release()  # queued here, on the UI thread, where the collector's timer lives
+
+
+def _let_go(_owner: QObject) -> None:
+    """Nothing: the timer holding this call held the window until now."""
 
 
 class WelcomeWindow(QWidget):
@@ -162,9 +192,9 @@ class WelcomeWindow(QWidget):
                 peak, verdict = mic_level()
                 self._worker.line.emit(f"Microphone test: {verdict}" + (f" (peak {peak:.2f})" if peak is not None else ""))
             finally:
-                self._worker.released.emit()
+                self._worker.done()
 
-        threading.Thread(target=work, daemon=True).start()
+        self._worker.run(work, self)
 
     @Slot()
     def start(self) -> None:
@@ -187,9 +217,9 @@ class WelcomeWindow(QWidget):
             except Exception as e:  # noqa: BLE001 - a bug says so in the window instead of killing the thread
                 outcome = {"setup": f"failed: unexpected error ({e.__class__.__name__}: {e})"}
             self._worker.finished.emit(outcome)
-            self._worker.released.emit()
+            self._worker.done()
 
-        threading.Thread(target=work, name="aida-welcome", daemon=True).start()
+        self._worker.run(work, self)
 
     def _off_ui_thread(self) -> None:
         """Python work on another thread: imports made safe and the cycle collector kept here

@@ -36,7 +36,7 @@ import numpy as np
 COSINE = 0.74      # chosen on the calibration half of the pair set (benchmarks/bench_dedupe.py)
 OVERLAP = 0.40
 LEXICAL_ONLY = 0.80  # Jaccard of content words when no vectors are at hand
-LINK_NEIGHBOURS = 10  # keyword matches from other profiles a new record is checked against
+LINK_NEIGHBOURS = 10  # matches from other profiles a new record is checked against (per kind on PostgreSQL)
 _CAPITAL = re.compile(r"\b[A-Z][\w'-]*")
 _CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
 _STARTERS = ".!?:;#*->\n\"'(`"
@@ -388,18 +388,34 @@ class Linker:
 
     @staticmethod
     def _pg_neighbours(conn, fq: str, profile: str, vec) -> list[tuple]:
-        """The same neighbours on the PostgreSQL catalog: keyword matches by ``ts_rank_cd``, each with
-        its cosine computed by the server (pgvector)."""
-        from .pg.recall import ts_query, vec_param
+        """The same check on the PostgreSQL catalog, whose records can number millions: the records
+        closest in meaning (pgvector's HNSW index) and the best matches of the record's rarer words
+        (each in at most :data:`~brain_core.pg.recall.COMMON` records, ranked by rarity as recall's
+        keyword stage ranks them), each with its cosine computed by the server.
 
-        tq = ts_query(fq)
-        if not tq:
-            return []
-        rows = conn.execute("SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> ?::vector) FROM docs d, "
-                            "to_tsquery('english', ?) q WHERE d.fts @@ q AND d.shelf = 'memories' AND d.profile != ? "
-                            "AND d.embedding IS NOT NULL ORDER BY ts_rank_cd(d.fts, q) DESC LIMIT ?",
-                            [vec_param(vec), tq, profile, LINK_NEIGHBOURS]).fetchall()
-        return [(r, p, b, float(c)) for r, p, b, c in rows]
+        Ranking every record that holds any of a record's words, as the SQLite check does, took 6.8 s
+        a write at 1,000,000 records (docs/POSTGRES.md); a near-duplicate is close in meaning, and
+        shares its rarer words, so it is among these."""
+        from .pg.recall import COMMON, keyword_terms, rarity_score, vec_param
+
+        qv = vec_param(vec)
+        mine = "d.shelf = 'memories' AND d.profile != ? AND d.embedding IS NOT NULL"
+        rows = conn.execute(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> ?::vector) FROM docs d "
+                            f"WHERE {mine} ORDER BY d.embedding <=> ?::vector LIMIT ?",
+                            [qv, profile, qv, LINK_NEIGHBOURS]).fetchall()
+        _, terms, (df, _) = keyword_terms(fq, conn)
+        rare = [(w, idf) for w, idf in terms if df.get(w, 0) <= COMMON]
+        if rare:
+            score, score_args, each, each_args = rarity_score(rare)
+            rows += conn.execute(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> ?::vector), {score} AS s "
+                                 f"FROM docs d, to_tsquery('english', ?) q{each} WHERE d.fts @@ q AND {mine} "
+                                 "ORDER BY s DESC, d.rowid LIMIT ?",
+                                 [qv, *score_args, " | ".join(w for w, _ in rare), *each_args, profile,
+                                  LINK_NEIGHBOURS]).fetchall()
+        seen: dict[int, tuple] = {}
+        for r, p, b, c, *_ in rows:
+            seen.setdefault(r, (r, p, b, float(c)))
+        return list(seen.values())
 
     def _add_source(self, path: str, rec):
         from .brain import Written

@@ -108,3 +108,33 @@ def test_overview_of_an_empty_brain_says_so(qtbot, brain):
     qtbot.addWidget(w)
     assert w.newest.item(0).text() == "No memories yet." and w.harvest.item(0).text() == "No harvest has run yet."
     assert json.dumps(w.data)  # plain data all the way down
+
+
+def test_a_window_whose_steps_outlive_it_is_let_go_on_the_ui_thread(qtbot, home, config, monkeypatch):
+    """A worker thread must never drop the last reference to a Qt object (app.welcome._Worker):
+    shiboken then hands the deletion to the UI thread, and that crashed it. Here the window is
+    dropped while its steps still run, and its thread ends last."""
+    import gc
+    import threading
+    import weakref
+
+    import brain_core.setup as setup
+    from app.welcome import WelcomeWindow
+
+    gate = threading.Event()
+
+    def steps(*_args, **_kwargs):
+        gate.wait(30)
+        return {"brain": "created"}
+
+    monkeypatch.setattr(setup, "apply", steps)
+    w = WelcomeWindow(config)
+    freed = []
+    weakref.finalize(w, lambda: freed.append(threading.current_thread().name))
+    w.start()
+    del w
+    gc.collect()
+    assert freed == []  # its steps still run
+    gate.set()
+    qtbot.waitUntil(lambda: gc.collect() is not None and freed != [], timeout=20000)
+    assert freed == ["MainThread"]

@@ -126,6 +126,31 @@ def test_a_rare_word_outweighs_a_common_one_in_the_keyword_stage_on_both(any_bra
     assert hits[0].record.key == "adoption"
 
 
+MONITORING = [f"We chose {tool} for monitoring the {team} cluster because it is cheaper."
+              for tool in ("Grafana", "Prometheus", "Zabbix", "Nagios") for team in ("analytics", "billing", "search")]
+
+
+def test_a_copy_from_another_profile_links_among_records_alike_on_both(any_brain, monkeypatch):
+    """Link on write (dedupe.Linker) finds the record a copy repeats among twelve that share most
+    of its words, from only the best two candidates of each kind."""
+    import brain_core.dedupe as dedupe
+
+    monkeypatch.setattr(dedupe, "LINK_NEIGHBOURS", 2)
+    b = any_brain
+    b.remember_many([dict(body=body, type="decision", profile="gemini", key=f"m{i}") for i, body in enumerate(MONITORING)])
+    first = b.remember("We chose Datadog for monitoring because its APM tracing is better than the alternatives.",
+                       type="decision", profile="claude", source="claude:session:s1")
+    linked = b.remember("Decided: monitoring goes to Datadog, chosen for its better APM tracing.",
+                        type="decision", profile="codex", source="codex:session:s2")
+    assert linked.id == first.id and not (b.root / "memories" / "codex").exists()
+    data = json.loads((b.root / "memories" / "claude" / f"{first.key}.json").read_text())
+    assert [s["source"] for s in data["sources"]] == ["codex:session:s2"]
+    # a different tool for the same job is not a copy
+    other = b.remember("We chose Splunk for monitoring the search cluster because it is cheaper.",
+                       type="decision", profile="codex", source="codex:session:s3")
+    assert other.profile == "codex"
+
+
 def test_incremental_index_catches_hand_edits_and_deletions_without_reembedding(any_brain):
     b = any_brain
     for i in range(5):

@@ -576,3 +576,29 @@ def test_common_words_are_not_counted_and_weigh_what_their_capped_count_gives(tm
         "runbook": 40, "probes": 40, "service": 40, "restarts": 40, "zebra": 0}
     s.close()
     b.close()
+
+
+def test_link_on_write_candidates_come_by_meaning_and_by_rarer_words(pg_brain):
+    """On the server a new record's neighbours are the records closest in meaning and the best
+    matches of its rarer words (not a ranking of every record holding any of its words): either
+    alone finds the record it repeats."""
+    import numpy as np
+
+    from brain_core.dedupe import Linker
+    from brain_core.recall import fts_query
+    from test_catalog_backends import MONITORING
+
+    b = pg_brain
+    b.remember_many([dict(body=body, profile="gemini", key=f"m{i}") for i, body in enumerate(MONITORING)])
+    first = b.remember("We chose Datadog for monitoring because its APM tracing is better.", profile="claude")
+    copy = "Decided: monitoring goes to Datadog, chosen for its better APM tracing."
+    conn = b.index.conn()
+    want = f"memories/claude/{first.key}.json"
+    vec, unrelated = (np.asarray(v, dtype=np.float32) for v in b.embedder.embed([copy, "Lunch is at noon on Fridays."]))
+    by_meaning = Linker._pg_neighbours(conn, fts_query("zzzqx"), "codex", vec)  # no word of it in the catalog
+    assert want in [path for _, path, _, _ in by_meaning]
+    by_words = Linker._pg_neighbours(conn, fts_query(copy), "codex", unrelated)
+    words_only = [(path, cos) for _, path, _, cos in by_words]
+    assert want in [path for path, _ in words_only]
+    assert dict(words_only)[want] < 0.5  # its closeness to the unrelated vector, computed by the server
+    assert all(not path.startswith("memories/codex/") for path, _ in words_only)

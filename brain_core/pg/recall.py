@@ -58,12 +58,6 @@ _TERMS = (
     "(SELECT max(rowid) FROM docs), (SELECT n FROM s) FROM w ORDER BY w.i")
 
 
-def ts_query(fq: str | None) -> str | None:
-    """recall.fts_query's safe words (each only word characters) as a plain ``to_tsquery`` OR-query
-    (the near-duplicate check's; recall's is :func:`keyword_terms`)."""
-    return _or_query(_QUOTED.findall(fq or ""))
-
-
 def _or_query(words: list[str]) -> str | None:
     return " | ".join(words) or None
 
@@ -109,6 +103,16 @@ def keyword_terms(fq: str | None, conn) -> tuple[str | None, list[tuple[str, flo
     return " | ".join(rare), terms, (df, top)
 
 
+def rarity_score(terms: list[tuple[str, float]], weights: str = "{1.0,0.0,1.0,1.0}") -> tuple[str, list, str, list]:
+    """The keyword stage's score of a record ``d`` for :func:`keyword_terms`' ``terms``: the sum of each
+    word's rarity times its ``ts_rank`` (``weights`` for the D, C, B, A parts of the text; normalised
+    by the log of the record's length). Returns the score expression and its arguments, and the FROM
+    items ``, to_tsquery(..) q0, ..`` it reads and theirs."""
+    score = " + ".join(f"?::float8 * ts_rank(?::float4[], d.fts, q{i}, 1)" for i in range(len(terms)))
+    each = "".join(f", to_tsquery('english', ?) q{i}" for i in range(len(terms)))
+    return score, [a for _, idf in terms for a in (idf, weights)], each, [w for w, _ in terms]
+
+
 def gather(index, query: str, *, profile: str | None = None, type: str | None = None, tag: str | None = None,
            shelves=DEFAULT_SHELVES, params: RecallParams | None = None, query_vector: np.ndarray | None = None,
            n: int | None = None, bm25: bool = True, vectors: bool = True) -> Candidates:
@@ -136,12 +140,11 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     tq, terms, counts = keyword_terms(fq, conn) if bm25 else (None, [], None)
     if tq and terms:
         weights = "{1.0,0.0,%r,%r}" % (float(params.tags_weight), float(params.key_weight))
-        score = " + ".join(f"?::float8 * ts_rank(?::float4[], d.fts, q{i}, 1)" for i in range(len(terms)))
-        each = "".join(f", to_tsquery('english', ?) q{i}" for i in range(len(terms)))
+        score, score_args, each, each_args = rarity_score(terms, weights)
         rows = conn.execute(
             f"SELECT d.rowid, {score} AS s, d.source, d.body FROM docs d, to_tsquery('english', ?) q{each} "
             f"WHERE d.fts @@ q AND {where} ORDER BY s DESC, d.rowid LIMIT ?",
-            [a for _, idf in terms for a in (idf, weights)] + [tq, *(w for w, _ in terms), *wargs, n]).fetchall()
+            score_args + [tq, *each_args, *wargs, n]).fetchall()
         for rank, (rowid, s, source, body) in enumerate(rows, 1):
             stages.setdefault(rowid, {})["bm25"] = (rank, float(s))
             known[rowid] = (source, body)
