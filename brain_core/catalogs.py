@@ -29,7 +29,8 @@ def open_index(root: Path, lock, embedder_factory: Callable, config):
 
         return PgIndex(root, lock, embedder_factory, dsn=str(config.get("index.dsn", "") or ""),
                        brain_id=brain_id(root, config.get("index.brain_id")), dim=DIM, model_id=MODEL_ID,
-                       build_memory=str(config.get("index.build_memory", "auto") or "auto"))
+                       build_memory=str(config.get("index.build_memory", "auto") or "auto"),
+                       ef_search=int(config.get("index.ef_search", 200) or 200))
     from .index import Index
 
     return Index(root, lock, embedder_factory, dim=DIM, model_id=MODEL_ID,

@@ -133,6 +133,9 @@ SETTINGS: tuple[Setting, ...] = (
     _s("index.build_memory", "str", "auto", "memory a PostgreSQL rebuild asks the server for while it builds "
        "the search indexes (maintenance_work_mem): auto sizes it to the vector graph, a size like 2GB, or "
        "server (the server's own setting)"),
+    _s("index.ef_search", "int", 200, "how many candidates a PostgreSQL catalog's vector search keeps while "
+       "it walks the HNSW graph (hnsw.ef_search): more finds the true nearest records more often and takes "
+       "longer (docs/POSTGRES.md)", minimum=1, maximum=1000),
     _s("index.catch_up_limit", "int", 64, "files changed behind the index that recall catches up at once; "
        "more start a background rebuild", minimum=0),
     _s("index.vector_cache_mb", "int", 256, "memory a process that recalls more than once may hold the "

@@ -363,6 +363,33 @@ def test_both_catalog_sessions_have_their_settings_and_no_jit(pg_brain):
         assert got == (b.index.schema, b.index.host, str(b.index.ef_search), "strict_order", "off")
 
 
+def test_the_vector_search_width_is_a_setting(pg_brain):
+    """``index.ef_search``: both sessions of a brain opened with it search that wide, and a value out of
+    pgvector's range stops with one line naming the key."""
+    import yaml
+
+    from brain_core.config import Config
+
+    with open(os.environ["AIDA_CONFIG"]) as f:
+        data = yaml.safe_load(f)
+    data["index"]["ef_search"] = 321
+    with open(os.environ["AIDA_CONFIG"], "w") as f:
+        yaml.safe_dump(data, f)
+    b = reopen(pg_brain)
+    try:
+        b.remember("The ledger settles nightly.", key="ledger")
+        assert b.recall("ledger settles")[0].record.key == "ledger"
+        for conn in (b.index.conn(), b.index.side_conn()):
+            assert conn.pg("SELECT current_setting('hnsw.ef_search')").fetchone() == ("321",)
+    finally:
+        b.close()
+    data["index"]["ef_search"] = 5000
+    with open(os.environ["AIDA_CONFIG"], "w") as f:
+        yaml.safe_dump(data, f)
+    with pytest.raises(BrainError, match="index.ef_search"):
+        Config.load()
+
+
 def test_a_server_catalog_made_by_an_older_aida_gets_the_place_index_and_version_columns(pg_brain):
     b = pg_brain
     b.remember("The ledger settles nightly.", key="ledger")
