@@ -368,7 +368,6 @@ def run(config: Config | None = None, *, ready_file: str | None = None, hotkeys:
     app.setApplicationName("Aida")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
-    main_thread_gc.hold()  # for the app's whole life: the microphone and hotkey threads run Python too
     config = config or Config.load()
     server = InstanceServer(server_name(config.path))
     if not server.listen():

@@ -12,7 +12,6 @@ line; a failed step says its fix and the others still run. Closing the window sk
 from __future__ import annotations
 
 import threading
-from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
@@ -59,12 +58,8 @@ class _Worker(QObject):
         thread, owner = self._busy.pop(ident, (None, None))
         if thread is not None:
             thread.join()  # it has emitted its last signal: this only waits for it to drop its references
-            QTimer.singleShot(0, partial(_let_go, owner))
+            QTimer.singleShot(0, lambda _kept=owner: None)  # the window lives until the loop's next turn
         main_thread_gc.release()  # queued here, on the UI thread, where the collector's timer lives
-
-
-def _let_go(_owner: QObject) -> None:
-    """Nothing: the timer holding this call held the window until now."""
 
 
 class WelcomeWindow(QWidget):

@@ -393,7 +393,7 @@ class Linker:
         (each in at most :data:`~brain_core.pg.recall.COMMON` records, ranked by rarity as recall's
         keyword stage ranks them), each with its cosine computed by the server.
 
-        Ranking every record that holds any of a record's words, as the SQLite check does, took 6.8 s
+        Ranking every record that holds any of a record's words, as the SQLite check does, took 6.9 s
         a write at 1,000,000 records (docs/POSTGRES.md); a near-duplicate is close in meaning, and
         shares its rarer words, so it is among these."""
         from .pg.recall import COMMON, keyword_terms, rarity_score, vec_param

@@ -30,9 +30,8 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _qt_garbage_collected_on_the_ui_thread(request):
     """A Qt test runs as the app does (app.jobs.MainThreadGC): no automatic collection while it runs,
-    and what it leaves is collected here, on the UI thread, before the next test. Otherwise the
-    windows and lanes of one test wait in cycles until some later allocation, on whichever thread
-    makes it (the embedder's pool, a progress bar's monitor), destroys them off the UI thread."""
+    and what it leaves is collected here, on the UI thread, before the next test starts, so no test
+    inherits another's windows and lanes waiting in cycles for a collection on some other thread."""
     if request.node.get_closest_marker("gui") is None:
         yield
         return
