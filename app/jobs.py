@@ -1,6 +1,6 @@
-"""Work off the UI thread: one-shot jobs on a lane (a one-thread pool) that report by signals.
+"""Work off the UI thread: one-shot jobs on a lane (one thread, in order) that report by signals.
 
-A :class:`Lane` is a :class:`QThreadPool` limited to one thread plus the state that must only be
+A :class:`Lane` is one long-lived thread that runs jobs in order, plus the state that must only be
 touched by one thread at a time (its own :class:`~brain_core.brain.Brain`: a brain's write lock and
 SQLite connection are per object, not per thread). The service has two lanes, so a meeting that
 takes minutes never holds up a recall that takes milliseconds.
@@ -17,9 +17,10 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+from collections import deque
 from typing import Any, Callable
 
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from brain_core.errors import BrainError
 
@@ -117,16 +118,14 @@ class JobSignals(QObject):
     progress = Signal(float)
 
 
-class Job(QRunnable):
-    """``fn(lane_state, report)`` on a worker thread; ``report(fraction)`` emits ``progress``."""
+class Job:
+    """``fn(lane_state, report)`` on a lane's thread; ``report(fraction)`` emits ``progress``."""
 
     def __init__(self, name: str, fn: Callable[..., Any], state: Any) -> None:
-        super().__init__()
         self.name = name
         self.fn = fn
         self.state = state
         self.signals = JobSignals()
-        self.setAutoDelete(False)  # the lane keeps it until its signals are delivered
 
     def run(self) -> None:  # runs on the lane's thread
         try:
@@ -141,22 +140,42 @@ class Job(QRunnable):
             self.signals.done.emit(result)
 
 
+class _Returns(QObject):
+    """The lane's thread says, once it holds a job no more, that the UI thread may let it go."""
+
+    returned = Signal(object)
+
+
 class Lane:
-    """One thread's worth of work, in order, with state only that thread touches."""
+    """One thread's worth of work, in order, with state only that thread touches.
+
+    The thread is a plain Python thread that lives until :meth:`close` (its thread-locals, ONNX's and
+    CTranslate2's, stay warm), not a ``QThreadPool``: PySide's pool (6.11 and 6.12) keeps a reference
+    to every ``QRunnable`` started on it for the pool's whole life, so each job a lane ran stayed in
+    memory, and 6.12.0's ``start(callable)`` releases the callable's return value once too often."""
 
     def __init__(self, name: str, state_factory: Callable[[], Any]) -> None:
         harden_imports()
         self.name = name
-        self.pool = QThreadPool()
-        self.pool.setMaxThreadCount(1)
-        self.pool.setExpiryTimeout(-1)  # keep the thread: its thread-locals (ONNX, CTranslate2) stay warm
         self._factory = state_factory
         self._state: Any = None
-        self._live: dict[object, Job] = {}  # a job's signals must outlive its run until delivered
+        self._queue: deque[object] = deque()  # tickets waiting, in order
+        self._busy = False  # the thread is running a job
+        self._stopping = False
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        # A job stays in ``_held``, on the UI thread, until the lane's thread has let go of it: a Qt
+        # object (its signals) whose last reference drops on another thread is deleted through
+        # shiboken's hand-over to the UI thread, which crashed it (see app/welcome.py).
+        self._held: dict[object, Job] = {}
+        self._undelivered: set[object] = set()  # jobs whose done or failed has not reached its slot
+        self._returns = _Returns()
+        self._returns.returned.connect(self._let_go)
 
     @property
     def pending(self) -> int:
-        return len(self._live)
+        """Jobs submitted whose result has not been delivered yet (a done slot sees itself delivered)."""
+        return len(self._undelivered)
 
     def state(self) -> Any:
         """The lane's state, built on first use (on the lane's thread)."""
@@ -168,36 +187,76 @@ class Lane:
                on_failed: Callable[[str], None] | None = None,
                on_progress: Callable[[float], None] | None = None) -> Job:
         job = Job(name, lambda _state, report: fn(self.state(), report), None)
-        ticket = object()  # the connections hold this, not the job: no reference cycle through Qt
-        self._live[ticket] = job
+        ticket = object()  # the connections and the queue hold this, not the job: no cycle through Qt
+        self._held[ticket] = job
+        self._undelivered.add(ticket)
         main_thread_gc.hold()
         # One connection per signal: bookkeeping first, then the caller's slot, in one delivery.
         job.signals.done.connect(lambda result: self._deliver(ticket, on_done, result))
         job.signals.failed.connect(lambda message: self._deliver(ticket, on_failed, message))
         if on_progress is not None:
             job.signals.progress.connect(on_progress)
-        self.pool.start(job)
+        with self._cond:
+            self._queue.append(ticket)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name=f"aida-lane-{self.name}", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
         return job
 
+    def _serve(self) -> None:
+        """The lane's thread: each job in turn; after each, drop this thread's hold on it, then say
+        so (queued after the job's own signal, so the UI thread lets it go after its slot ran)."""
+        while True:
+            with self._cond:
+                while not self._queue and not self._stopping:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                ticket = self._queue.popleft()
+                self._busy = True
+            job = self._held.get(ticket)
+            try:
+                if job is not None:
+                    job.run()
+            finally:
+                del job
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+                self._returns.returned.emit(ticket)
+
     def _deliver(self, ticket: object, callback: Callable[[Any], None] | None, value: Any) -> None:
-        self._finish(ticket)
+        self._undelivered.discard(ticket)
         if callback is not None:
             callback(value)
 
-    def _finish(self, ticket: object) -> None:
+    def _let_go(self, ticket: object) -> None:
         """Once per job, on the UI thread: forget it and let the collector go."""
-        if self._live.pop(ticket, None) is not None:
+        self._undelivered.discard(ticket)
+        if self._held.pop(ticket, None) is not None:
             main_thread_gc.release()
 
     def wait(self, msecs: int = -1) -> bool:
-        return self.pool.waitForDone(msecs)
+        """Wait until every submitted job has run (not for its slots); False if ``msecs`` ran out."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and not self._busy,
+                                       None if msecs < 0 else msecs / 1000)
 
     def close(self) -> None:
-        """Wait for the running job, then drop the state (closing a brain it holds)."""
-        self.pool.clear()
-        self.pool.waitForDone()
-        for ticket in list(self._live):  # cleared before they ran, or their signals not yet delivered
-            self._finish(ticket)
+        """Drop the jobs not yet started, wait for the running one and the thread, then drop the
+        state (closing a brain it holds). The lane takes jobs again afterwards, on a new thread."""
+        with self._cond:
+            self._queue.clear()
+            self._stopping = True
+            self._cond.notify_all()
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+        with self._cond:
+            self._stopping = False
+        for ticket in list(self._held):  # dropped before they ran, or their signals not yet delivered
+            self._let_go(ticket)
         state, self._state = self._state, None
         closer = getattr(state, "close", None)
         if callable(closer):

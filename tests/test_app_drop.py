@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("PySide6.QtWidgets")
 
 from app_fixtures import FIXTURES, MEETING_TEXT, FakeTranscriber, filled, opened  # noqa: F401,E402
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -25,11 +25,13 @@ pytestmark = pytest.mark.gui
 def drop_files(widget, paths):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    enter = QDragEnterEvent(QPointF(20, 20), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
+    how = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    try:
+        enter = QDragEnterEvent(QPointF(20, 20), *how)  # PySide6 6.12 and later
+    except TypeError:
+        enter = QDragEnterEvent(QPoint(20, 20), *how)  # before 6.12, a QPoint only
     QApplication.sendEvent(widget, enter)
-    drop = QDropEvent(QPointF(20, 20), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                      Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(QPointF(20, 20), *how)
     QApplication.sendEvent(widget, drop)
     return enter.isAccepted(), drop.isAccepted()
 
