@@ -453,16 +453,19 @@ def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: 
 
 
 def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, has_words, query="") -> list[Hit]:
-    """Newest first among what matches the rest of the question (all records when nothing does)."""
+    """Newest first among what matches the rest of the question (all records when nothing does).
+    Records created in the same second (``created`` has seconds) come in the order they were
+    written, which their ids keep to the millisecond."""
     if has_words and stages:
         # "matches": a word match, or close in meaning; else the few closest by meaning.
         pool = [r for r, st in stages.items() if "bm25" in st or st.get("vector", (0, 0.0))[1] >= RECENT_MIN_SIMILARITY]
         if not pool:
             pool = [r for r, st in stages.items() if st.get("vector", (10**9,))[0] <= 5]
         docs = _load(conn, pool)
-        order = sorted(docs.values(), key=lambda d: (d["created_ts"], d["path"]), reverse=True)[:k]
+        order = sorted(docs.values(), key=lambda d: (d["created_ts"], d["id"] or "", d["path"]), reverse=True)[:k]
     else:
-        rows = conn.execute(f"SELECT d.rowid FROM docs d WHERE {where} ORDER BY d.created_ts DESC, d.path DESC LIMIT ?",
+        rows = conn.execute(f"SELECT d.rowid FROM docs d WHERE {where} ORDER BY d.created_ts DESC, coalesce(d.id, '') DESC, "
+                            "d.path DESC LIMIT ?",
                             [*wargs, k]).fetchall()
         docs = _load(conn, [r for (r,) in rows])
         order = [docs[r] for (r,) in rows if r in docs]

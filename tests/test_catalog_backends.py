@@ -81,6 +81,19 @@ def test_recent_mode_and_decay(any_brain):
     assert hits[1].explain["decay"] < hits[0].explain["decay"] == 1.0
 
 
+def test_records_written_in_the_same_second_come_newest_first(any_brain):
+    """``created`` has seconds: two memories written in one second (an agent's two notes) tied, and
+    the path decided, so "recent" could put the older first. Their ids keep the order written."""
+    b = any_brain
+    second = "2026-09-10T10:00:00Z"
+    b.remember("Webhook retries are capped at six attempts.", key="webhook-retry-policy", profile="codex", created=second)
+    b.remember("Staging uses sk_test_ keys only.", key="staging-keys", profile="agent", created=second)
+    b.remember("Webhook signing uses HMAC.", key="webhook-signing", profile="claude", created=second)
+    expected = ["webhook-signing", "staging-keys", "webhook-retry-policy"]
+    assert [h.record.key for h in b.recall("", recent=True, k=3)] == expected
+    assert [h.record.key for h in b.recall("webhook", recent=True, k=2)] == ["webhook-signing", "webhook-retry-policy"]
+
+
 @pytest.mark.parametrize("query", ['"unbalanced', "retry-cap", "key:value", "retr*", "NOT OR AND", "(", "'; DROP TABLE docs; --",
                                    "", "🙂", "a | b & !c", "foo_bar:*"])
 def test_query_syntax_never_errors(any_brain, query):
