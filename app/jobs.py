@@ -219,6 +219,8 @@ class Lane:
             try:
                 if job is not None:
                     job.run()
+            except BaseException:  # noqa: BLE001 - a job's SystemExit must not end the lane's thread
+                log.exception("a job on the %s lane ended without a result", self.name)
             finally:
                 del job
                 with self._cond:

@@ -127,3 +127,15 @@ def test_emitting_a_signal_keeps_what_it_returns(qapp):
     # 6.12.0 loses one reference per emit (-200 here); threads left by earlier tests may take or drop
     # a few meanwhile, so only a loss that grows with the emits counts.
     assert sys.getrefcount(True) - before > -20, "Signal.emit released True: a PySide6 refcount bug"
+
+
+def test_a_job_that_exits_leaves_the_lane_running(qtbot, lane):
+    """``sys.exit`` in a job is not an ``Exception``: it must not end the lane's thread, or every
+    later job would wait in the queue for ever."""
+    import sys
+
+    lane.submit("exiting", lambda _s, _r: sys.exit(3))
+    after = []
+    lane.submit("after", lambda _s, _r: "still here", on_done=after.append)
+    qtbot.waitUntil(lambda: after == ["still here"], timeout=5000)
+    qtbot.waitUntil(lambda: lane.pending == 0, timeout=5000)
