@@ -157,38 +157,40 @@ def backfill(brain, *, roots: dict[str, Path] | None = None, sources: tuple[str,
     kwargs.update(force=force, reason="relearn" if relearn else None)
     relearned = _offline_records(brain, {p.tool for p in todo}) if relearn else {}
     i = 0
-    while i < len(todo):
-        tool = todo[i].tool
-        chunk = [todo[i]]
-        while len(chunk) < batch and i + len(chunk) < len(todo) and todo[i + len(chunk)].tool == tool:
-            chunk.append(todo[i + len(chunk)])
-        result = sweep(brain, sources=(tool,), roots=roots, files=[p.path for p in chunk], include_mirror=False,
-                       **kwargs)
-        progress.notes += [n for n in result.notes if n not in progress.notes]
-        if not result.outcomes and result.notes:
-            break  # another harvest holds the lock: it takes these sessions; the next run goes on
-        if relearn:
-            _retire_replaced(brain, tool, result.outcomes, relearned)
-            if result.fallback:  # the model went away: what is left waits for the next --relearn
-                progress.done += sum(1 for o in result.outcomes if not o.offline and not o.error)
+    stop = False
+    while i < len(todo) and not stop:
+        window = todo[i:i + batch]  # the next ``batch`` sessions, newest first; one sweep per agent among them
+        for tool in dict.fromkeys(p.tool for p in window):
+            chunk = [p for p in window if p.tool == tool]
+            result = sweep(brain, sources=(tool,), roots=roots, files=[p.path for p in chunk], include_mirror=False,
+                           **kwargs)
+            progress.notes += [n for n in result.notes if n not in progress.notes]
+            if not result.outcomes and result.notes:
+                stop = True  # another harvest holds the lock (or harvesting is paused): the next run goes on
                 break
-        progress.done += len(chunk)
-        progress.bytes_done += sum(p.size for p in chunk)
-        progress.records += sum(len(o.written) for o in result.outcomes)
-        progress.errors += sum(1 for o in result.outcomes if o.error)
-        for o in result.outcomes:
-            if o.error:
-                continue
-            if o.records:
-                progress.kept += 1
-            else:
-                why = o.dropped or "nothing worth keeping"
-                progress.dropped[why] = progress.dropped.get(why, 0) + 1
-            progress.offline += 1 if o.offline else 0
-        progress.provider = result.provider or progress.provider
-        progress.calls += result.calls
-        i += len(chunk)
-        if on_progress:
+            if relearn:
+                _retire_replaced(brain, tool, result.outcomes, relearned)
+                if result.fallback:  # the model went away: what is left waits for the next --relearn
+                    progress.done += sum(1 for o in result.outcomes if not o.offline and not o.error)
+                    stop = True
+                    break
+            progress.done += len(chunk)
+            progress.bytes_done += sum(p.size for p in chunk)
+            progress.records += sum(len(o.written) for o in result.outcomes)
+            progress.errors += sum(1 for o in result.outcomes if o.error)
+            for o in result.outcomes:
+                if o.error:
+                    continue
+                if o.records:
+                    progress.kept += 1
+                else:
+                    why = o.dropped or "nothing worth keeping"
+                    progress.dropped[why] = progress.dropped.get(why, 0) + 1
+                progress.offline += 1 if o.offline else 0
+            progress.provider = result.provider or progress.provider
+            progress.calls += result.calls
+        i += len(window)
+        if on_progress and not stop:
             on_progress(progress)
     if progress.done:
         save_summary(brain, progress, relearn=relearn)
