@@ -61,7 +61,9 @@ class Progress:
 
     def summary(self) -> str:
         """The whole backfill in one line: read, kept, dropped and why, left for later."""
-        out = f"{self.done} sessions read, {self.records} records kept from {self.kept}"
+        out = f"{self.done} sessions read, {self.records} records kept"
+        if self.kept:
+            out += f" from {self.kept} session{'s' if self.kept != 1 else ''}"
         if self.dropped:
             out += "; dropped " + ", ".join(f"{n} ({why})" for why, n in sorted(self.dropped.items(), key=lambda kv: -kv[1]))
         if self.errors:

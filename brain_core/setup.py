@@ -262,7 +262,7 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
     if count or notes:
         title = (f"Learn from the {count} session{'s' if count != 1 else ''} already on disk ({size / 1e6:.1f} MB)"
                  if count else "Learn from the sessions on disk once they are quiet")
-        steps.append(Step("backfill", title, bool(count), False,
+        steps.append(Step("backfill", title, True, False,
                           "newest first, resumable: `aida brain backfill` runs or resumes it", notes=notes))
     return steps
 
