@@ -124,8 +124,19 @@ def active_note(active: list[Pending], quiet_minutes: float) -> str | None:
 
 
 def _short(p: Pending) -> str:
+    """``019ec8a2 in acme-billing``: the session's short id and, when its folder says, the project."""
     stem = p.path.name.split(".")[0]
-    return stem[-36:][:8] if stem.startswith("rollout-") else stem[:13]
+    short = stem[-36:][:8] if stem.startswith("rollout-") else stem[:8]
+    try:
+        from .harvest import SessionFile
+        from .harvest.exclude import session_folder
+        from .harvest.privacy import project_name
+
+        folder = session_folder(SessionFile(p.tool, "", p.path, p.size, p.mtime))
+        project = project_name(folder) if folder else None
+    except Exception:  # noqa: BLE001 - a name is a courtesy: never fail a plan for it
+        project = None
+    return f"{short} in {project}" if project else short
 
 
 def backfill(brain, *, roots: dict[str, Path] | None = None, sources: tuple[str, ...] | None = None,

@@ -52,7 +52,7 @@ def test_setup_counts_and_names_the_sessions_inside_the_quiet_window(home, tmp_p
     step = next(s for s in got["steps"] if s["id"] == "backfill")
     assert step["title"].startswith("Learn from the 2 sessions already on disk")
     [note] = step["notes"]
-    assert note.startswith("1 session changed in the last 10 minutes (codex 019ec8a2)") and "--include-active" in note
+    assert note.startswith("1 session changed in the last 10 minutes (codex 019ec8a2 in acme-billing)") and "--include-active" in note
     assert got["found"]["notes"] == [note]
 
     got = json.loads(_setup(capsys, tmp_path / "brain", "--json", "--yes"))
@@ -72,7 +72,7 @@ def test_setup_text_says_the_same_as_its_plan(home, tmp_path, capsys):
     out = _setup(capsys, tmp_path / "brain", "--yes")
     assert "Sessions: 2 quiet, ready to learn from; 1 changed in the last 10 minutes" in out
     assert "[yes] backfill: Learn from the 2 sessions already on disk" in out
-    assert "1 session changed in the last 10 minutes (codex 019ec8a2); they are read once quiet" in out
+    assert "1 session changed in the last 10 minutes (codex 019ec8a2 in acme-billing); they are read once quiet" in out
     line = next(ln for ln in out.splitlines() if ln.startswith("Learn from the 2 sessions"))
     assert ": 2 sessions read" in line and "1 changed in the last 10 minutes" in line
 
