@@ -1,0 +1,63 @@
+"""The write-path guard on its paraphrase set: catch rate and false alarms, tuning and held-out halves.
+
+    PYTHONPATH=. python benchmarks/bench_guard.py [--misses]
+
+``tests/fixtures/guard_set.json`` holds orders of each kind (download-and-run, exfiltration,
+orders to the memory system, disabling a safeguard, overriding instructions) and ordinary
+instructions that must pass ("always run the tests with -race"). A catch counts when the guard
+stops the text at all; the category it names is reported separately.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from brain_core.guard import check  # noqa: E402
+
+SET = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "guard_set.json"
+
+
+def score(items: list[dict]) -> dict:
+    orders = [i for i in items if i["expect"]]
+    ordinary = [i for i in items if not i["expect"]]
+    caught, right_kind, alarms, misses = 0, 0, [], []
+    for i in items:
+        c = check(i["text"])
+        if i["expect"]:
+            if c:
+                caught += 1
+                right_kind += c.category == i["expect"]
+            else:
+                misses.append(i["text"])
+        elif c:
+            alarms.append(f"{i['text']}  [{c.category}]")
+    return {"orders": len(orders), "caught": caught, "right_kind": right_kind,
+            "ordinary": len(ordinary), "false_alarms": len(alarms), "misses": misses, "alarms": alarms}
+
+
+def main() -> int:
+    data = json.loads(SET.read_text(encoding="utf-8"))
+    show = "--misses" in sys.argv
+    for half in ("tuning", "held_out"):
+        t0 = time.perf_counter()
+        r = score(data[half])
+        ms = (time.perf_counter() - t0) * 1000 / max(1, len(data[half]))
+        print(f"{half:9s} catch rate {r['caught']}/{r['orders']} = {r['caught'] / r['orders']:.3f}  "
+              f"(right category {r['right_kind']}/{r['caught']})  "
+              f"false alarms {r['false_alarms']}/{r['ordinary']} = {r['false_alarms'] / r['ordinary']:.3f}  "
+              f"({ms:.2f} ms a text)")
+        if show:
+            for m in r["misses"]:
+                print(f"   missed: {m}")
+            for a in r["alarms"]:
+                print(f"   false alarm: {a}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
