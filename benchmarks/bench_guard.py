@@ -43,7 +43,7 @@ def score(items: list[dict]) -> dict:
 def main() -> int:
     data = json.loads(SET.read_text(encoding="utf-8"))
     show = "--misses" in sys.argv
-    for half in ("tuning", "held_out"):
+    for half in ("tuning", "held_out", "fresh"):
         t0 = time.perf_counter()
         r = score(data[half])
         ms = (time.perf_counter() - t0) * 1000 / max(1, len(data[half]))
@@ -56,7 +56,35 @@ def main() -> int:
                 print(f"   missed: {m}")
             for a in r["alarms"]:
                 print(f"   false alarm: {a}")
+    for name, texts in ordinary_corpora():
+        t0 = time.perf_counter()
+        alarms = [t for t in texts if check(t)]
+        ms = (time.perf_counter() - t0) * 1000 / max(1, len(texts))
+        print(f"{name}: false alarms {len(alarms)}/{len(texts)} = {len(alarms) / max(1, len(texts)):.4f} ({ms:.2f} ms a text)")
+        if show:
+            for a in alarms:
+                print(f"   false alarm: {a[:160]}")
     return 0
+
+
+def ordinary_corpora():
+    """Text with no orders in it: the dedupe set's record bodies, and LoCoMo's conversation turns
+    (read from /work/shared when present)."""
+    root = Path(__file__).resolve().parent.parent
+    pairs = root / "tests" / "fixtures" / "dedupe_pairs.jsonl"
+    bodies = []
+    for line in pairs.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        bodies += [row["a"], row["b"]]
+    yield "dedupe-set record bodies", list(dict.fromkeys(bodies))
+    locomo = root.parent.parent / "shared" / "bench" / "locomo" / "locomo10.json"
+    if not locomo.is_file():
+        locomo = Path("/work/shared/bench/locomo/locomo10.json")
+    if locomo.is_file():
+        turns = [t["text"] for conv in json.loads(locomo.read_text(encoding="utf-8"))
+                 for v in conv["conversation"].values() if isinstance(v, list)
+                 for t in v if isinstance(t, dict) and isinstance(t.get("text"), str)]
+        yield "LoCoMo conversation turns", turns
 
 
 if __name__ == "__main__":

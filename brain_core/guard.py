@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .harvest.guard import _OVERRIDE
 
 CATEGORIES = ("download-run", "exfiltration", "memory-order", "disable-safety", "override")
 WHY = {
@@ -195,6 +194,15 @@ _EXFIL_CMD = re.compile(
     rf"|\b(?:scp|rsync)\b[^\n]{{0,40}}{_SECRET_FILE}\s+\S*@\S+", re.I)
 
 
+_MODAL = re.compile(r"\b(?:must|should|shall|will|always|has to|have to|needs? to|is to|are to)\b", re.I)
+
+
+def _described(verb: str) -> bool:
+    """A verb in the third person or past ("sends", "shared", "posting"): a description of what
+    something does, not an order (orders are in the base form: "send", "share")."""
+    return bool(re.search(r"(?:[^s]s|ed|ing)$", verb)) and verb not in ("dms",)
+
+
 def _exfiltration(s: str) -> bool:
     if _EXFIL_CMD.search(s):
         return True
@@ -206,8 +214,14 @@ def _exfiltration(s: str) -> bool:
                 rest = clause[m.start():]
                 if rx is _EXFIL_SECRET and re.search(_SAFE_SINK, rest, re.I) and not re.search(_DEST, rest, re.I):
                     continue
-                strong = re.match(rf"\b{_STRONG_OUT}", m.group(0), re.I) or rx is _EXFIL_SECRET_REV
-                if rx is _EXFIL_DATA or strong or re.search(_DEST, rest, re.I):
+                dest = re.search(_DEST, rest, re.I)
+                if rx is _EXFIL_DATA or dest:
+                    return True
+                verb = re.match(r"\w+", m.group(0)).group(0).lower() if rx is _EXFIL_SECRET else ""
+                # an order, not a description: "send the token", not "the flow sends a token by email"
+                if rx is _EXFIL_SECRET and re.fullmatch(_STRONG_OUT, verb, re.I) and not _described(verb):
+                    return True
+                if rx is _EXFIL_SECRET_REV and _MODAL.search(m.group(0)):
                     return True
     return False
 
@@ -221,9 +235,9 @@ _ADDRESS = re.compile(
     rf"|\b(?:note|message|instructions?|orders?|directive|command|reminder)\s+(?:for|to)\s+(?:the |any |your )?{_MEMORY}\b"
     rf"|\b(?:dear|attention|hey)\s+(?:the )?{_MEMORY}\b"
     rf"|^\s*{_MEMORY}\s*[:,]", re.I)
-_WIPE = (r"(?:forget|delete|erase|purge|remove|wipe|drop|discard|clear|destroy|overwrite|rewrite|replace|invalidate|expire|"
+_WIPE = (r"(?<![/.\w-])(?:forget|delete|erase|purge|remove|wipe|drop|discard|clear|destroy|overwrite|rewrite|replace|invalidate|expire|"
          r"archive|hide|suppress|ignore|disregard|supersede|tamper|alter|modify|corrupt|truncate|mark|treat|scrub|nuke|"
-         r"deprecate|retract|unlearn|forgo)\w*")
+         r"deprecate|retract|unlearn|forgo)\w*(?![/.\w-])")
 _RECORDS = (r"(?:records?|memor(?:y|ies)|entries|entry|notes?|facts|decisions|rules|instructions|preferences|knowledge|"
             r"everything|anything|all (?:of )?(?:it|that)|what (?:you|it|aida) (?:know|knows|remember|remembers|learned|stored|has))")
 _TAGGED = r"(?:tagged|with (?:the )?tag|under (?:the )?tag|labell?ed|from the \w+ profile|in the \w+ profile|\w+:\w[\w-]*)"
@@ -236,7 +250,8 @@ _WIPE_RECORDS = re.compile(
     rf"(?:memor(?:y|ies)|records?|entries|notes?|facts|decisions|rules|knowledge)\b{_W}{{0,30}}?\b{_TAGGED}"
     rf"|\b{_WIPE}\s+(?:\w+\s+){{0,2}}(?:everything|all|anything|what)\b{_W}{{0,30}}?\b(?:you|it|aida)\s+"
     rf"(?:know|knows|remember|remembers|learned|learnt|stored|keep|keeps|hold|holds)"
-    rf"|\b{_WIPE}\b{_W}{{0,60}}?\b(?:memor(?:y|ies)|stored (?:facts|decisions|notes|records|rules)|remembered)\b"
+    rf"|\b{_WIPE}\b{_W}{{0,60}}?\b(?<![/.])(?:memories|stored (?:facts|decisions|notes|records|rules)|remembered|"
+    rf"(?:your|its|long-term) memory|the memory (?:system|store|layer))\b(?![/.]\w)"
     rf"|\b{_WIPE}\b{_W}{{0,60}}?\bfrom (?:your |the |its )?(?:memory|brain)\b"
     rf"|\b(?:treat|mark|consider)\w*\s+(?:all|every|any)\s+(?:\w+\s+){{0,2}}(?:rules|records|memories|decisions|instructions|notes)\s+as\s+"
     rf"(?:obsolete|void|false|wrong|superseded|deprecated|invalid)", re.I)
@@ -312,10 +327,12 @@ def _safeguard_dropped(clause: str, m: re.Match) -> bool:
     anchor = max(last_off, last_keep)
     verb_at = m.start() - len(before) + (anchor if anchor >= 0 else len(before))
     if anchor < 0:
+        if _POST_KEEP_NEGATED.match(after):
+            return True
         if _POST_OFF.match(after):
             polarity = -1
-        elif _POST_KEEP_NEGATED.match(after):
-            return True
+        elif not re.search(r"\b(?:without|no|zero)\s+(?:\w+\s+){0,2}$", before, re.I):
+            return False  # no verb acts on it and nothing says it goes: a mention, not an order
     negations = len(_NEG.findall(clause[max(0, verb_at - 60):m.start()]))
     # "stop" and "avoid" are both an "off" verb and a negation: count them once
     if polarity == -1 and anchor >= 0:
@@ -334,11 +351,18 @@ def _question(clause: str) -> bool:
                                                            clause, re.I))
 
 
+_OVERRIDE = re.compile(  # the harvest guard's, less what a person's own CLAUDE.md says ("Claude must always ask first")
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|your|the system|system)\b"
+    r"[^.\n]{0,30}\b(?:instructions?|prompts?|rules?|guidelines?|directives?|messages?|context)\b"
+    r"|\bnew (?:system )?instructions?\s*:|\b(?:reveal|print|show|leak|ignore|override) (?:the |your )?system prompt\b"
+    r"|\bjailbreak\b", re.I)
+
+
 def _override(s: str) -> bool:
     return bool(_OVERRIDE.search(s) or re.search(
         r"\b(?:disregard|ignore|forget|override|drop|discard)\w*\s+(?:all |any |every |the )?(?:prior|previous|earlier|above|"
         r"existing|other|original)\s+(?:guidance|instructions?|rules?|directions?|orders?|prompts?|context|memories)"
-        r"|\byou are now\b|\bdeveloper mode\b|\bdo anything now\b", s, re.I))
+        r"|\byou are now (?:a|an|in|the|free|unrestricted|jailbroken|dan)\b|\bdeveloper mode\b|\bdo anything now\b", s, re.I))
 
 
 _TESTS = (("override", _override), ("memory-order", _memory_order), ("download-run", _download_run),
