@@ -246,3 +246,28 @@ def test_meeting_notes_go_through_the_guard(brain):
     held = json.loads((brain.root / "quarantine" / "meeting" / "backup-policy.json").read_text())
     assert held["quarantine"]["door"] == "meeting" and held["quarantine"]["category"] == "disable-safety"
     assert not any("backups" in h.record.body for h in brain.recall("database backups", k=5))
+
+
+def test_harvest_with_a_model_that_keeps_the_orders_as_decisions(brain, tmp_path):
+    """The model path: what a provider proposes reaches the same write door and is held there."""
+    from fake_llm_server import FakeLLMServer
+
+    from brain_core.harvest.run import sweep
+    from brain_core.llm.http import Retry
+    from brain_core.llm.openai_compat import OpenAICompatible
+
+    proposals = {"records": [{"type": "decision", "key": f"order-{n}", "body": o} for n, o in enumerate(ORDERS)]
+                 + [{"type": "decision", "key": "retry-cap", "body": "Retries are capped at six attempts because "
+                                                                     "the ledger API rate-limits us."}]}
+    root = tmp_path / "home" / ".claude"
+    path = _transcript(root / "projects" / "-work-webshop" / "s.jsonl", tmp_path / "work" / "webshop",
+                       ORDERS + ["Keep the retry cap at six."])
+    with FakeLLMServer(answer=json.dumps(proposals)) as server:
+        llm = OpenAICompatible(model="m", base_url=server.url + "/v1", api_key=None, name="openai-compatible",
+                               retry=Retry(timeout=5, retries=0, backoff=0))
+        result = sweep(brain, sources=("claude",), roots={"claude": root}, files=[path], include_mirror=False, llm=llm)
+    (o,) = result.outcomes
+    assert o.written == ["memories/claude/retry-cap.json"]
+    assert sorted(o.quarantined) == [f"quarantine/claude/order-{n}.json" for n in range(3)]
+    kinds = [json.loads((brain.root / p).read_text())["quarantine"]["category"] for p in sorted(o.quarantined)]
+    assert kinds == ["download-run", "disable-safety", "memory-order"]
