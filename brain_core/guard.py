@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
 CATEGORIES = ("download-run", "exfiltration", "memory-order", "disable-safety", "override")
 WHY = {
     "download-run": "it orders code fetched from the network to be run",

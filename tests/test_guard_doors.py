@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -87,7 +88,7 @@ async def _mcp(brain_root: Path, body):
     repo = Path(__file__).resolve().parent.parent
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "AIDA_CONFIG", "HF_HUB_OFFLINE", "LANG")}
     env["PYTHONPATH"] = str(repo)
-    params = StdioServerParameters(command=os.sys.executable, args=["-m", "brain_core", "--brain", str(brain_root), "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "brain_core", "--brain", str(brain_root), "mcp"],
                                    env=env, cwd=str(repo))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -194,7 +195,7 @@ def user_email(tmp_path, monkeypatch):
 def test_mirror_of_a_cloned_repos_claude_md_is_held_and_never_an_instruction(brain, tmp_path, user_email):
     from brain_core.harvest.run import run_mirror
 
-    root, proj = _project_home(tmp_path, "webshop", EVIL_MD, author="stranger@evil.example")
+    root, _ = _project_home(tmp_path, "webshop", EVIL_MD, author="stranger@evil.example")
     out = run_mirror(brain, sources=("claude",), roots={"claude": root})
     assert out.written == [] and out.quarantined == ["quarantine/claude/webshop-claude-md.json"]
     rec = json.loads((brain.root / out.quarantined[0]).read_text())
