@@ -162,6 +162,38 @@ def drop(brain, ident: str) -> Held:
     return h
 
 
+def scan(brain, *, dry_run: bool = False) -> list[Held]:
+    """Screen the records already on the shelves (written before the guard, or by hand) and move
+    each one it catches to quarantine, in one commit; an accepted one (``guard_accepted``) stays."""
+    from .fsutil import atomic_write_bytes
+    from .guard import check
+
+    found: list[Held] = []
+    with brain.lock():
+        for rel, rec in list(brain.records(("memories", "events", "lessons"))):
+            if rec.extra.get("guard_accepted") == body_sha(rec.body):
+                continue
+            if rec.type == "lesson" and rec.source.startswith("aida:run:"):
+                continue
+            caught = check(rec.body)
+            if caught is None:
+                continue
+            rec.extra = {**rec.extra, "quarantine": {**caught.to_dict(), "door": "scan", "intended": rel, "at": now_iso()}}
+            found.append(Held(held_path(rec, rel), rec))
+        if dry_run or not found:
+            return found
+        brain.git.ensure_writable()
+        touched = []
+        for h in found:
+            rel = h.info["intended"]
+            atomic_write_bytes(brain.root / h.path, h.record.to_json().encode("utf-8"))
+            os.remove(brain.root / rel)
+            brain.index.remove_file(rel)
+            touched += [h.path, rel]
+        brain.git.commit(touched, f"quarantine: {len(found)} record(s) already on the shelves hold standing orders")
+    return found
+
+
 def describe(h: Held) -> str:
     """One line for lint and the CLI."""
     info = h.info

@@ -272,3 +272,23 @@ def test_harvest_with_a_model_that_keeps_the_orders_as_decisions(brain, tmp_path
     assert sorted(o.quarantined) == [f"quarantine/claude/order-{n}.json" for n in range(3)]
     kinds = [json.loads((brain.root / p).read_text())["quarantine"]["category"] for p in sorted(o.quarantined)]
     assert kinds == ["download-run", "disable-safety", "memory-order"]
+
+
+def test_scan_holds_orders_already_on_the_shelves(brain, capsys):
+    """A brain written before the guard: its served orders are moved to quarantine by scan."""
+    b = str(brain.root)
+    brain.remember_many([dict(body=EVIL_MD, type="instruction", key="webshop-claude-md", profile="claude")],
+                        guard=False)
+    brain.remember("Always run the tests with -race.", type="instruction", key="race")
+    assert any(h.record.key == "webshop-claude-md" for h in brain.recall("how should I run the tests?", k=5))
+    rc, out = _cli(capsys, "--brain", b, "brain", "quarantine", "scan", "--dry-run")
+    assert rc == 0 and "would hold memories/claude/webshop-claude-md.json" in out
+    assert (brain.root / "memories" / "claude" / "webshop-claude-md.json").exists()
+    rc, out = _cli(capsys, "--brain", b, "brain", "quarantine", "scan")
+    assert rc == 0 and "1 record(s) on the shelves carry standing orders; moved" in out
+    assert not (brain.root / "memories" / "claude" / "webshop-claude-md.json").exists()
+    assert (brain.root / "quarantine" / "claude" / "webshop-claude-md.json").exists()
+    rc, out = _cli(capsys, "--brain", b, "brain", "recall", "--all", "how should I run the tests?")
+    assert "evil.example" not in out and "race" in out
+    status = subprocess.run(["git", "-C", b, "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert status == ""

@@ -59,8 +59,10 @@ def register(sub, groups) -> None:
     p.set_defaults(func=cmd_lint)
 
     p = g.add_parser("quarantine", help="records the guard held back as standing orders: list, accept or drop them")
-    p.add_argument("action", nargs="?", choices=("list", "accept", "drop"), default="list",
-                   help="list (default), accept ID (keep it as a memory) or drop ID (delete it)")
+    p.add_argument("action", nargs="?", choices=("list", "accept", "drop", "scan"), default="list",
+                   help="list (default), accept ID (keep it as a memory), drop ID (delete it), or scan the records "
+                        "already on the shelves and hold those that carry orders")
+    p.add_argument("--dry-run", action="store_true", help="with scan: show what would be held, move nothing")
     p.add_argument("id", nargs="?", help="the held record's id, quarantine path or profile/key")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_quarantine)
@@ -277,6 +279,17 @@ def cmd_quarantine(args, ctx) -> int:
             print(f"   {first[:160]}")
             print(f"   why: {h.info.get('why', '?')}; from {h.record.source or h.info.get('door', '?')}")
         print(f"{len(items)} held. `aida brain quarantine accept ID` keeps one as a memory, `drop ID` deletes it.")
+        return 0
+    if args.action == "scan":
+        found = quarantine.scan(brain, dry_run=args.dry_run)
+        if args.json:
+            print(json.dumps([h.to_json() for h in found], ensure_ascii=False, indent=2))
+            return 0
+        for h in found:
+            print(f"{'would hold' if args.dry_run else 'held'} {h.info['intended']} -> {h.path} "
+                  f"[{h.info['category']}]: {h.info['excerpt'][:100]}")
+        print(f"{len(found)} record(s) on the shelves carry standing orders"
+              + ("." if args.dry_run or not found else "; moved to quarantine/, never served."))
         return 0
     if not args.id:
         raise InvalidInput(f"`aida brain quarantine {args.action}` needs the ID `aida brain quarantine` lists.")
