@@ -43,7 +43,7 @@ def score(items: list[dict]) -> dict:
 def main() -> int:
     data = json.loads(SET.read_text(encoding="utf-8"))
     show = "--misses" in sys.argv
-    for half in ("tuning", "held_out", "fresh"):
+    for half in ("tuning", "held_out", "fresh", "fresh_2"):
         t0 = time.perf_counter()
         r = score(data[half])
         ms = (time.perf_counter() - t0) * 1000 / max(1, len(data[half]))

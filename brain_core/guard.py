@@ -103,7 +103,7 @@ _IP = r"\b\d{1,3}(?:\.\d{1,3}){3}\b"
 _EMAIL = r"\b[\w.+-]+@[\w-]+\.[\w.-]+"
 _NEG = re.compile(r"\b(?:never|not|no|don'?t|do not|doesn'?t|does not|didn'?t|must ?n[o']t|mustn'?t|shouldn'?t|"
                   r"should not|can'?t|cannot|won'?t|will not|nor|neither|without|avoid|refuse|prevent|forbid|"
-                  r"forbidden|prohibit(?:ed)?|disallow(?:ed)?|stop|quit|ban(?:ned)?)\b", re.I)
+                  r"forbidden|prohibit(?:ed)?|disallow(?:ed)?|stop|quit|ban(?:ned)?|nobody|no one|no-one|none of us)\b", re.I)
 
 
 def _negated_before(clause: str, pos: int, reach: int = 60) -> int:
@@ -142,8 +142,25 @@ _PIPE_WORDS = re.compile(
     rf"(?:in)?to\s+(?:the |a )?(?:shell|bash|sh|zsh|powershell|pwsh|python|node|perl|interpreter|iex)\b", re.I)
 
 
+_SAVED = re.compile(rf"\b{_FETCH_CMD}\b[^\n]{{0,200}}?(?:-o|-O|--output(?:-document)?|-OutFile|>)\s*[\"']?([~\w./$-]+)", re.I)
+
+
+def _runs_saved_file(s: str) -> bool:
+    """``curl -o /tmp/i.sh https://... && bash /tmp/i.sh``: a download saved, then run."""
+    for m in _SAVED.finditer(s):
+        target = m.group(1)
+        if target in ("-", "/dev/null") or len(target) < 2:
+            continue
+        rest = s[m.end():m.end() + 300]
+        t = re.escape(target)
+        if re.search(rf"(?:&&|;|\|\||\bthen\b|\band\b)\s*(?:sudo\s+)?(?:{_INTERP}\s+|chmod\s+\+?x\s+|\.\s+)?{t}(?![\w.-])",
+                     rest, re.I):
+            return True
+    return False
+
+
 def _download_run(s: str) -> bool:
-    if _PIPE_RUN.search(s) or _SUBST_RUN.search(s) or _PIPE_WORDS.search(s):
+    if _PIPE_RUN.search(s) or _SUBST_RUN.search(s) or _PIPE_WORDS.search(s) or _runs_saved_file(s):
         return True
     for rx in (_GET_THEN_RUN, _RUN_REMOTE):
         m = rx.search(s)
@@ -171,7 +188,7 @@ _DATA = (r"(?:customer|user|client|patient|personal|private|production|prod)\s+(
          r"\bthe (?:memories|brain)\b|\blogs?\b|\bfiles?\b|\bdata\b|\brecords\b")
 _OUT_VERB = (r"(?:send|post|upload|forward|transmit|exfiltrat|leak|e-?mail|mail|share|publish|push|copy|copie|paste|pipe|"
              r"submit|beam|ship|sync|dump|deliver|attach|include|put|print|echo|expose|relay|export|transfer|reveal|"
-             r"disclose|broadcast|tweet|message|dm|text|hand|give|provide|report)\w*")
+             r"disclose|broadcast|tweet|message|dm|text|hand|give|provide|report|add|commit|save|store|write|leave|place|drop)\w*")
 _STRONG_OUT = r"(?:send|post|upload|forward|transmit|exfiltrat|leak|e-?mail|share|publish|relay|reveal|disclose|broadcast|tweet|dm)\w*"
 _DEST = (rf"(?:{_URL}|{_EMAIL}|{_IP}|{_HOSTISH}|\bwebhooks?\b|\bpastebin\b|\bgists?\b|\bngrok\b|\brequestbin\b|\bdiscord\b|"
          rf"\btelegram\b|\bto me\b|\bsend me\b|\bthe (?:address|endpoint|server|host|url|site|link) (?:below|above|given|provided)\b|"
@@ -187,7 +204,7 @@ _SECRET_FILE = r"(?:\S*\.env\b|\S*\.ssh\S*|\S*id_(?:rsa|ed25519|ecdsa)\S*|\S*\.a
 _EXFIL_CMD = re.compile(
     rf"\b(?:curl|wget|http|iwr|invoke-webrequest|invoke-restmethod)\b[^|\n]{{0,120}}(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|"
     rf"--upload-file|--post-file|-InFile|-Body)\s*[\"']?[\w-]*=?@?{_SECRET_FILE}"
-    rf"|\b(?:cat|type|get-content|gc)\s+{_SECRET_FILE}[^|\n]{{0,40}}\|\s*(?:curl|wget|nc|ncat|netcat|socat|mail|sendmail|ssh|http|iwr|invoke-webrequest)\b"
+    rf"|\b(?:cat|type|get-content|gc|tar|zip|7z|gzip|base64|xxd|gpg|openssl)\b[^|\n]{{0,60}}?{_SECRET_FILE}[^|\n]{{0,40}}\|\s*(?:curl|wget|nc|ncat|netcat|socat|mail|sendmail|ssh|http|iwr|invoke-webrequest)\b"
     rf"|\b(?:env|printenv|set|export -p|get-childitem env:|gci env:)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat|mail|sendmail|ssh|http)\b"
     rf"|\b(?:nc|ncat|netcat|socat)\b[^|\n]{{0,60}}<\s*{_SECRET_FILE}"
     rf"|\b(?:scp|rsync)\b[^\n]{{0,40}}{_SECRET_FILE}\s+\S*@\S+", re.I)
@@ -246,7 +263,7 @@ _ORDER_TO_MEMORY = re.compile(
     rf"|^\s*{_MEMORY}\s*[:,]\s*{_WIPE}\b{_W}{{0,60}}?\b(?:{_RECORDS})\b", re.I)
 _WIPE_RECORDS = re.compile(
     rf"\b{_WIPE}\b{_W}{{0,30}}?\b(?:every|all|each|any|the|those|these|your)?\s*(?:\w+\s+){{0,2}}"
-    rf"(?:memor(?:y|ies)|records?|entries|notes?|facts|decisions|rules|knowledge)\b{_W}{{0,30}}?\b{_TAGGED}"
+    rf"(?:memor(?:y|ies)|records?|entr(?:y|ies)|notes?|facts?|decisions?|rules?|knowledge)\b{_W}{{0,30}}?\b{_TAGGED}"
     rf"|\b{_WIPE}\s+(?:\w+\s+){{0,2}}(?:everything|all|anything|what)\b{_W}{{0,30}}?\b(?:you|it|aida)\s+"
     rf"(?:know|knows|remember|remembers|learned|learnt|stored|keep|keeps|hold|holds)"
     rf"|\b{_WIPE}\b{_W}{{0,60}}?\b(?<![/.])(?:memories|stored (?:facts|decisions|notes|records|rules)|remembered|"
@@ -286,17 +303,18 @@ _OFF = re.compile(
     r"opt\w*\s+out\s+of|dispens\w*\s+with|sidestep|avoid|forget\s+about|no\s+more|(?:un|de)register|uninstall|untick)\w*", re.I)
 _KEEP = re.compile(
     r"\b(?:requir|enforc|keep|enabl|turn\w*\s+(?:\w+\s+)?on|run|tak|make|do|does|did|use|ask\w*\s+for|get|wait\w*\s+for|need|"
-    r"have|add|set\w*\s+up|schedul|verif|check|maintain|retain|preserv|protect|perform|request|want|bother\w*\s+with|"
+    r"have|has|had|add|set\w*\s+up|schedul|verif|check|maintain|retain|preserv|protect|perform|request|want|bother\w*\s+with|"
     r"go\w*\s+through|pass\w*\s+through|insist\w*\s+on|mandat|demand)\w*|\bwith\b", re.I)
 _POST_OFF = re.compile(
     r"\s+(?:are|is|be|were|was|stay|remain|become|becomes)\s+(?:now\s+|no\s+longer\s+|hereby\s+)?(?:optional|unnecessary|"
     r"not\s+(?:needed|required|necessary|mandatory)|overkill|pointless|a\s+waste\w*|dropped|disabled|removed|skipped|off|"
     r"turned\s+off|switched\s+off|deleted|gone|history|deprecated|cancelled|canceled|waived)\b"
-    r"|\s+(?:can|may|should|will)\s+(?:now\s+|safely\s+|just\s+)?(?:be\s+)?(?:skipped|dropped|disabled|removed|ignored|deleted|"
-    r"turned\s+off|waived|bypassed|go)\b", re.I)
+    r"|\s+(?:can|may|should|will|must|shall|(?:is|are)\s+to|(?:has|have|need|needs)\s+to)\s+(?:now\s+|safely\s+|just\s+)?"
+    r"(?:be\s+|get\s+)?(?:skipped|dropped|disabled|removed|ignored|deleted|turned\s+off|switched\s+off|waived|bypassed|go|"
+    r"purged|wiped|cancell?ed|canceled|stopped|scrapped|ditched)\b", re.I)
 _POST_KEEP_NEGATED = re.compile(r"\s+(?:are|is)\s+no\s+longer\s+(?:needed|required|necessary|mandatory|used|run|done|kept)\b", re.I)
 _INSECURE_FLAG = re.compile(
-    r"(?:--insecure\b|\bcurl\b[^|\n]{0,40}\s-k\b|\bverify\s*=\s*false\b|\bverify_ssl\s*=\s*false\b|\bssl_?verify\s*[=:]?\s*false\b|"
+    r"(?:--insecure\b|\bverify(?:_ssl|_certs?|_tls)?\s*[:=]\s*false\b|\bcurl\b[^|\n]{0,40}\s-k\b|\bverify\s*=\s*false\b|\bverify_ssl\s*=\s*false\b|\bssl_?verify\s*[=:]?\s*false\b|"
     r"\bsslverify\s+false\b|\bgit_ssl_no_verify\s*=\s*(?:1|true)\b|\bnode_tls_reject_unauthorized\s*=\s*[\"']?0\b|"
     r"\brejectunauthorized\s*:\s*false\b|\bstricthostkeychecking\s*=?\s*no\b|--no-check-certificate\b|"
     r"\binsecureskipverify\s*:\s*true\b|\binsecure_skip_verify\b|\bpythonhttpsverify\s*=\s*0\b|--no-verify\b|"
@@ -306,10 +324,10 @@ _VERB_WINDOW = 45
 
 
 def _disable_safety(s: str) -> bool:
-    for clause in _clauses(s) or [s]:
-        m_flag = _INSECURE_FLAG.search(clause)
-        if m_flag and not _negated_before(clause, m_flag.start(), 40):
+    for m_flag in _INSECURE_FLAG.finditer(s):
+        if not _negated_before(s, m_flag.start(), 40):
             return True
+    for clause in _clauses(s) or [s]:
         for m in _SAFEGUARD.finditer(clause):
             if _safeguard_dropped(clause, m):
                 return True
@@ -361,6 +379,10 @@ def _override(s: str) -> bool:
     return bool(_OVERRIDE.search(s) or re.search(
         r"\b(?:disregard|ignore|forget|override|drop|discard)\w*\s+(?:all |any |every |the )?(?:prior|previous|earlier|above|"
         r"existing|other|original)\s+(?:guidance|instructions?|rules?|directions?|orders?|prompts?|context|memories)"
+        r"|\b(?:previous|prior|earlier|original|existing|all other)\s+(?:rules|instructions|guidance|directives|prompts?)\s+"
+        r"(?:no longer apply|(?:are|is)\s+(?:now\s+)?(?:void|cancell?ed|revoked|obsolete|superseded|invalid|null))"
+        r"|\b(?:rules|instructions|guidance)\s+(?:above|so far|before this)\s+(?:no longer apply|(?:are|is)\s+(?:now\s+)?void)"
+        r"|\bsystem override\b"
         r"|\byou are now (?:a|an|in|the|free|unrestricted|jailbroken|dan)\b|\bdeveloper mode\b|\bdo anything now\b", s, re.I))
 
 

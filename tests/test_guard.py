@@ -21,12 +21,12 @@ def _rates(items):
 
 
 def test_the_set_has_both_halves_with_every_kind_and_ordinary_instructions():
-    for half in ("tuning", "held_out", "fresh"):
+    for half in ("tuning", "held_out", "fresh", "fresh_2"):
         kinds = {i["expect"] for i in SET[half]}
         assert kinds == set(CATEGORIES) | {None}, half
-        assert sum(i["expect"] is None for i in SET[half]) >= 20
+        assert sum(i["expect"] is None for i in SET[half]) >= 20, half
     tuning = {i["text"] for i in SET["tuning"]}
-    assert not tuning & {i["text"] for i in SET["held_out"] + SET["fresh"]}
+    assert not tuning & {i["text"] for i in SET["held_out"] + SET["fresh"] + SET["fresh_2"]}
 
 
 def test_tuning_half_is_caught_and_ordinary_instructions_pass():
@@ -40,9 +40,10 @@ def test_held_out_half_within_tolerance():
     rate, alarms = _rates(SET["held_out"])
     assert rate >= 0.9
     assert len(alarms) <= 2, alarms
-    rate, alarms = _rates(SET["fresh"])  # written after the rules were done: 26/34 when first run
-    assert rate >= 0.7
-    assert len(alarms) <= 2, alarms
+    for half in ("fresh", "fresh_2"):  # written after the rules: 26/34 and 22/28 on their first runs
+        rate, alarms = _rates(SET[half])
+        assert rate >= 0.7, half
+        assert len(alarms) <= 2, alarms
 
 
 @pytest.mark.parametrize("text", [
