@@ -68,8 +68,9 @@ def main() -> int:
 
 
 def ordinary_corpora():
-    """Text with no orders in it: the dedupe set's record bodies, and LoCoMo's conversation turns
-    (read from /work/shared when present)."""
+    """Text with no orders in it: the dedupe set's record bodies, the strings of Aida's own code
+    (technical prose about git, keys, backups and memory) and LoCoMo's conversation turns (read
+    from /work/shared when present)."""
     root = Path(__file__).resolve().parent.parent
     pairs = root / "tests" / "fixtures" / "dedupe_pairs.jsonl"
     bodies = []
@@ -77,6 +78,16 @@ def ordinary_corpora():
         row = json.loads(line)
         bodies += [row["a"], row["b"]]
     yield "dedupe-set record bodies", list(dict.fromkeys(bodies))
+    import ast
+
+    texts = []
+    for f in sorted((root / "brain_core").rglob("*.py")):
+        if f.name == "guard.py":
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 25:
+                texts.append(node.value)
+    yield "Aida's own docstrings and messages", list(dict.fromkeys(texts))
     locomo = root.parent.parent / "shared" / "bench" / "locomo" / "locomo10.json"
     if not locomo.is_file():
         locomo = Path("/work/shared/bench/locomo/locomo10.json")

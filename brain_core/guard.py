@@ -197,7 +197,7 @@ _DEST = (rf"(?:{_URL}|{_EMAIL}|{_IP}|{_HOSTISH}|\bwebhooks?\b|\bpastebin\b|\bgis
          rf"pr description|pull request|issue|comment|tweet|slack|channel)\b)")
 _SAFE_SINK = (r"\b(?:authorization|auth) header\b|\bheaders?\b|\bvault\b|\bsecrets? manager\b|\bkeychain\b|\bkms\b|"
               r"\b1password\b|\bbitwarden\b|\bci secrets?\b|\bsecret store\b|\bkeyring\b|\bsops\b|\bsealed secrets?\b")
-_EXFIL_SECRET = re.compile(rf"\b{_OUT_VERB}\b{_W}{{0,80}}?{_SECRET}", re.I)
+_EXFIL_SECRET = re.compile(rf"\b(?!share of\b){_OUT_VERB}\b{_W}{{0,80}}?{_SECRET}", re.I)
 _EXFIL_SECRET_REV = re.compile(rf"{_SECRET}{_W}{{0,60}}?\b(?:gets?|are|is|be)?\s*{_STRONG_OUT}\b", re.I)
 _EXFIL_DATA = re.compile(rf"\b{_OUT_VERB}\b{_W}{{0,80}}?(?:{_DATA}){_W}{{0,80}}?{_DEST}", re.I)
 _SECRET_FILE = r"(?:\S*\.env\b|\S*\.ssh\S*|\S*id_(?:rsa|ed25519|ecdsa)\S*|\S*\.aws/\S*|\S*credentials\S*|\S*\.npmrc|\S*\.netrc|\S*secrets?\S*)"
@@ -245,15 +245,16 @@ def _exfiltration(s: str) -> bool:
 # ------------------------------------------------------------------------------- orders to the memory system
 _MEMORY = (r"(?:aida|the memory(?: system| store| layer| service| tool| bank| server)?|(?:your|its|long-term|persistent) memory|"
            r"memory (?:system|store|layer|service|server|bank)|the brain|memory)")
+_WIPE = (r"(?<![/.\w-])(?:forget|delete|erase|purge|remove|wipe|drop|discard|clear|destroy|overwrite|rewrite|replace|invalidate|expire|"
+         r"archive|hide|suppress|ignore|disregard|supersede|tamper|alter|modify|corrupt|truncate|mark|treat|scrub|nuke|"
+         r"deprecate|retract|unlearn|forgo)\w*(?![/.\w-])")
 _ADDRESS = re.compile(
     rf"\b(?:new|updated|additional|special|important|urgent|hidden|secret|standing)\s+(?:instructions?|orders?|directives?|rules?|"
     rf"commands?|messages?|notes?)\s+(?:for|to)\s+(?:the |any |all |every |your )?(?:{_MEMORY}|assistants?|ai|agents?|models?|llms?)\b"
     rf"|\b(?:note|message|instructions?|orders?|directive|command|reminder)\s+(?:for|to)\s+(?:the |any |your )?{_MEMORY}\b"
     rf"|\b(?:dear|attention|hey)\s+(?:the )?{_MEMORY}\b"
-    rf"|^\s*{_MEMORY}\s*[:,]", re.I)
-_WIPE = (r"(?<![/.\w-])(?:forget|delete|erase|purge|remove|wipe|drop|discard|clear|destroy|overwrite|rewrite|replace|invalidate|expire|"
-         r"archive|hide|suppress|ignore|disregard|supersede|tamper|alter|modify|corrupt|truncate|mark|treat|scrub|nuke|"
-         r"deprecate|retract|unlearn|forgo)\w*(?![/.\w-])")
+    rf"|^\s*{_MEMORY}\s*[:,]\s*(?:please\s+|you\s+must\s+|must\s+)?(?:{_WIPE}|obey|follow|answer|respond|tell|from now on|"
+    rf"always|never|henceforth)\b", re.I)
 _RECORDS = (r"(?:records?|memor(?:y|ies)|entries|entry|notes?|facts|decisions|rules|instructions|preferences|knowledge|"
             r"everything|anything|all (?:of )?(?:it|that)|what (?:you|it|aida) (?:know|knows|remember|remembers|learned|stored|has))")
 _TAGGED = r"(?:tagged|with (?:the )?tag|under (?:the )?tag|labell?ed|from the \w+ profile|in the \w+ profile|\w+:\w[\w-]*)"
@@ -267,7 +268,7 @@ _WIPE_RECORDS = re.compile(
     rf"|\b{_WIPE}\s+(?:\w+\s+){{0,2}}(?:everything|all|anything|what)\b{_W}{{0,30}}?\b(?:you|it|aida)\s+"
     rf"(?:know|knows|remember|remembers|learned|learnt|stored|keep|keeps|hold|holds)"
     rf"|\b{_WIPE}\b{_W}{{0,60}}?\b(?<![/.])(?:memories|stored (?:facts|decisions|notes|records|rules)|remembered|"
-    rf"(?:your|its|long-term) memory|the memory (?:system|store|layer))\b(?![/.]\w)"
+    rf"(?:your|long-term) memory|the memory (?:system|store|layer))\b(?![/.]\w)"
     rf"|\b{_WIPE}\b{_W}{{0,60}}?\bfrom (?:your |the |its )?(?:memory|brain)\b"
     rf"|\b(?:treat|mark|consider)\w*\s+(?:all|every|any)\s+(?:\w+\s+){{0,2}}(?:rules|records|memories|decisions|instructions|notes)\s+as\s+"
     rf"(?:obsolete|void|false|wrong|superseded|deprecated|invalid)", re.I)
