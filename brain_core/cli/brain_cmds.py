@@ -274,7 +274,7 @@ def cmd_quarantine(args, ctx) -> int:
             print("Nothing in quarantine.")
             return 0
         for h in items:
-            first = h.record.body.splitlines()[0] if h.record.body else ""
+            first = h.info.get("excerpt") or (h.record.body.splitlines()[0] if h.record.body else "")
             print(f"{h.record.id}  {h.path}  [{h.info.get('category', '?')}]")
             print(f"   {first[:160]}")
             print(f"   why: {h.info.get('why', '?')}; from {h.record.source or h.info.get('door', '?')}")
