@@ -273,7 +273,8 @@ class Brain:
         lines = []
         for w in written:
             r = w.record
-            event = {"event": "quarantined" if w.path.startswith("quarantine/") else "remembered", "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
+            kind = "quarantined" if w.path.startswith("quarantine/") else "remembered"  # the tray notifies "remembered" only
+            event = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
                      "first_line": r.body.splitlines()[0][:200], "source": r.source, "supersedes": r.supersedes,
                      "at": now_iso()}
             lines.append(json.dumps(scrub.value(event), ensure_ascii=False))
