@@ -136,16 +136,31 @@ class Brain:
                                         created=created, expires=expires, provenance=provenance, extra=extra,
                                         confidence=confidence)], message=message)[0]
 
-    def remember_many(self, items: list[dict[str, Any]], message: str | None = None) -> list[Record]:
-        """Write several records under one lock, one catalog transaction and one commit."""
+    def remember_many(self, items: list[dict[str, Any]], message: str | None = None, guard: bool = True,
+                      also_remove: Iterable[str] = ()) -> list[Record]:
+        """Write several records under one lock, one catalog transaction and one commit.
+
+        ``guard``: a record that carries a standing order (guard.py) goes to ``quarantine/``
+        instead of its shelf, never served (quarantine.py); only accepting it turns this off.
+        ``also_remove``: brain files deleted in the same commit (a quarantined copy accepted)."""
         prepared = [self._prepare(dict(item)) for item in items]
         with self.lock():
             self.git.ensure_writable()  # a detached HEAD or a rebase under way: stop before any file changes
+            from . import quarantine
             from .dedupe import Linker
 
+            screened = quarantine.screen(self, prepared) if guard else [(r, p, False) for r, p in prepared]
+            prepared = [(rec, rel) for rec, rel, held in screened if not held]
             linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
             linker.prime(prepared)
-            written = [linker.link(rec, rel) or self._write_one(rec, rel) for rec, rel in prepared]
+            written = [self._hold_one(rec, rel) if held else (linker.link(rec, rel) or self._write_one(rec, rel))
+                       for rec, rel, held in screened]
+            removed = []
+            for rel in also_remove:
+                target, rel_posix = self._brain_file(rel)
+                if target.exists():
+                    os.remove(target)
+                    removed.append(rel_posix)
             changed = [w for w in written if w.changed]
             same = [w.path for w in written if not w.changed]
             if same:
@@ -154,11 +169,13 @@ class Brain:
                 stray = set(self.git.uncommitted(same))
                 changed += [w for w in written if not w.changed and w.path in stray]
             changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
-            if changed:
-                self._index_written(changed)
+            if changed or removed:
+                shelved = [w for w in changed if on_shelf(w.path)]
+                if shelved:
+                    self._index_written(shelved)
                 msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
                                   else f"remember: {len(changed)} records")
-                self.git.commit([w.path for w in changed], msg)
+                self.git.commit([w.path for w in changed] + removed, msg)
                 self._emit(changed)
             self.index.fresh_vectors.clear()
         return [w.record for w in written]
@@ -215,6 +232,16 @@ class Brain:
         atomic_write_bytes(path, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 
+    def _hold_one(self, rec: Record, rel: str) -> Written:
+        """Write a caught record to quarantine (written again with the same text: nothing new)."""
+        from .quarantine import same_as_held
+
+        old = same_as_held(self, rec, rel)
+        if old is not None:
+            return Written(old, rel, False)
+        atomic_write_bytes(self.root / rel, rec.to_json().encode("utf-8"))
+        return Written(rec, rel, True)
+
     def _index_written(self, written: list[Written]) -> None:
         from .index import ScanReport
         from .shelves import load_doc
@@ -246,7 +273,8 @@ class Brain:
         lines = []
         for w in written:
             r = w.record
-            event = {"event": "remembered", "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
+            kind = "quarantined" if w.path.startswith("quarantine/") else "remembered"  # the tray notifies "remembered" only
+            event = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
                      "first_line": r.body.splitlines()[0][:200], "source": r.source, "supersedes": r.supersedes,
                      "at": now_iso()}
             lines.append(json.dumps(scrub.value(event), ensure_ascii=False))

@@ -41,6 +41,9 @@ def lint(brain, notices: list[Problem] | None = None) -> list[Problem]:
             else:
                 seen_keys[ident] = f.path
     problems += _stray_files(root)
+    from .quarantine import describe, held
+
+    problems += [Problem(h.path, describe(h)) for h in held(brain)]  # held back by the guard: the person decides
     pairs = duplicate_pairs(brain)
     problems += [Problem(p.b, f"says word for word what {p.a} says; `aida brain consolidate` merges them")
                  for p in pairs if p.exact]

@@ -81,6 +81,12 @@ class BrainTools:
         with self._lock:
             rec = self.brain.remember(body, type=type, key=key or None, profile=profile, tags=tags or (),
                                       source=source or "mcp")
+        q = rec.extra.get("quarantine")
+        if isinstance(q, dict):  # a standing order (guard.py): held for the user, served to no one
+            return {"id": rec.id, "key": rec.key, "type": rec.type, "profile": rec.profile,
+                    "path": f"quarantine/{rec.profile}/{rec.key}.json", "quarantined": True,
+                    "why": f"Held for the user's review, not remembered: {q['why']} ({q['category']}).",
+                    "body": rec.body}
         return {"id": rec.id, "key": rec.key, "type": rec.type, "profile": rec.profile,
                 "path": f"memories/{rec.profile}/{rec.key}.json", "supersedes": rec.supersedes, "body": rec.body}
 

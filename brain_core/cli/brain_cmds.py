@@ -58,6 +58,15 @@ def register(sub, groups) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_lint)
 
+    p = g.add_parser("quarantine", help="records the guard held back as standing orders: list, accept or drop them")
+    p.add_argument("action", nargs="?", choices=("list", "accept", "drop", "scan"), default="list",
+                   help="list (default), accept ID (keep it as a memory), drop ID (delete it), or scan the records "
+                        "already on the shelves and hold those that carry orders")
+    p.add_argument("--dry-run", action="store_true", help="with scan: show what would be held, move nothing")
+    p.add_argument("id", nargs="?", help="the held record's id, quarantine path or profile/key")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_quarantine)
+
     p = g.add_parser("audit", help="how many agent sessions used each INDEX.md and shelf entry and knowledge page")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_audit)
@@ -89,6 +98,10 @@ def cmd_remember(args, ctx) -> int:
                          source=args.source, expires=args.expires)
     if args.json:
         print(json.dumps(rec.to_dict(), ensure_ascii=False, sort_keys=True))
+    elif isinstance(rec.extra.get("quarantine"), dict):
+        q = rec.extra["quarantine"]
+        print(f"Quarantined {rec.profile}/{rec.key}: {q['why']} ({q['category']}), so no agent is served it. "
+              f"`aida brain quarantine accept {rec.id}` keeps it as a memory.")
     elif rec.profile != (args.profile or "me"):  # linked: another profile's record says the same (dedupe.py)
         print(f"Already known as {rec.profile}/{rec.key}; added this as one of its sources")
     else:
@@ -245,3 +258,46 @@ def cmd_lint(args, ctx) -> int:
         note = f" {len(notices)} near-duplicate(s), not counted as problems." if notices else ""
         print((f"{len(problems)} problem(s)." if problems else "No problems.") + note)
     return 1 if problems else 0
+
+
+def cmd_quarantine(args, ctx) -> int:
+    from .. import quarantine
+    from ..errors import InvalidInput
+
+    brain = ctx.open_brain()
+    if args.action == "list":
+        items = quarantine.held(brain)
+        if args.json:
+            print(json.dumps([h.to_json() for h in items], ensure_ascii=False, indent=2))
+            return 0
+        if not items:
+            print("Nothing in quarantine.")
+            return 0
+        for h in items:
+            first = h.info.get("excerpt") or (h.record.body.splitlines()[0] if h.record.body else "")
+            print(f"{h.record.id}  {h.path}  [{h.info.get('category', '?')}]")
+            print(f"   {first[:160]}")
+            print(f"   why: {h.info.get('why', '?')}; from {h.record.source or h.info.get('door', '?')}")
+        print(f"{len(items)} held. `aida brain quarantine accept ID` keeps one as a memory, `drop ID` deletes it.")
+        return 0
+    if args.action == "scan":
+        found = quarantine.scan(brain, dry_run=args.dry_run)
+        if args.json:
+            print(json.dumps([h.to_json() for h in found], ensure_ascii=False, indent=2))
+            return 0
+        for h in found:
+            print(f"{'would hold' if args.dry_run else 'held'} {h.info['intended']} -> {h.path} "
+                  f"[{h.info['category']}]: {h.info['excerpt'][:100]}")
+        print(f"{len(found)} record(s) on the shelves carry standing orders"
+              + ("." if args.dry_run or not found else "; moved to quarantine/, never served."))
+        return 0
+    if not args.id:
+        raise InvalidInput(f"`aida brain quarantine {args.action}` needs the ID `aida brain quarantine` lists.")
+    if args.action == "accept":
+        rec = quarantine.accept(brain, args.id)
+        print(json.dumps(rec.to_dict(), ensure_ascii=False, sort_keys=True) if args.json
+              else f"Accepted: {rec.profile}/{rec.key} is a memory now (memories/{rec.profile}/{rec.key}.json)")
+        return 0
+    h = quarantine.drop(brain, args.id)
+    print(json.dumps(h.to_json(), ensure_ascii=False) if args.json else f"Dropped {h.path} (git keeps its history)")
+    return 0

@@ -73,6 +73,13 @@ def _print(result, quiet_minutes) -> None:
         for r in shown:
             first = r["body"].splitlines()[0] if r["body"] else ""
             print(f"  + [{r['type']}] {r['profile']}/{r['key']}: {first[:110]}")
+        for r in (o.records if result.dry_run else [r for r in o.records if _held(r) in set(o.quarantined)]):
+            from ..guard import check
+
+            caught = check(r["body"])
+            if caught:
+                print(f"  ! {'would quarantine' if result.dry_run else 'quarantined'} [{caught.category}] "
+                      f"{r['profile']}/{r['key']}: {caught.excerpt[:100]} (`aida brain quarantine` lists it)")
         for body in getattr(o, "refused", []):
             print(f"  - refused, an order aimed at the assistant: {body.splitlines()[0][:100] if body else ''}")
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()))
@@ -89,6 +96,10 @@ def _print(result, quiet_minutes) -> None:
         print(f"{len(failed)} session(s) could not be harvested and will be retried: {failed[0].error}")
     elif result.fallback:  # the tray shows the last line: the provider's trouble, in one line
         print(f"Read offline: {result.fallback}")
+
+
+def _held(r: dict) -> str:
+    return f"quarantine/{r['profile']}/{r['key']}.json"
 
 
 def _path(r: dict) -> str:

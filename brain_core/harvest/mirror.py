@@ -126,8 +126,9 @@ def claude_instructions(root: Path, projects: list[Path]) -> list[dict]:
         label = path.relative_to(root).as_posix() if project is None and _inside(path, root) else path.name
         if project and path.parent.name == "rules":
             label = f"rules-{path.stem}"
-        out.append(_record("claude", "instruction", _key(project or "user", label), body.strip(), path, project,
-                           created=_mtime(path)))
+        origin = foreign_origin(path) if project else None
+        out.append(_record("claude", "note" if origin else "instruction", _key(project or "user", label), body.strip(),
+                           path, project, created=_mtime(path), origin=origin))
     return out
 
 
@@ -224,9 +225,10 @@ def gemini_file(path: Path, project: str | None, label: str) -> list[dict]:
                                    created=_mtime(path), extra_tags=["gemini-memory"]))
     _, body = front_matter(head)
     if body.strip() and _has_content(body):
-        rtype = "note" if label.startswith("private") else "instruction"
+        origin = foreign_origin(path) if label == "gemini-md" else None
+        rtype = "note" if label.startswith("private") or origin else "instruction"
         out.append(_record("gemini", rtype, _key(project or "user", label), body.strip(), path, project,
-                           created=_mtime(path)))
+                           created=_mtime(path), origin=origin))
     return out
 
 
@@ -275,14 +277,61 @@ def front_matter(text: str) -> tuple[dict, str]:
 
 
 def _record(profile: str, rtype: str, key: str, body: str, path: Path, project: str | None, *,
-            created: str | None, extra_tags: list[str] = ()) -> dict:
+            created: str | None, extra_tags: list[str] = (), origin: dict | None = None) -> dict:
     if len(body) > MAX_BODY_CHARS:
         body = body[: MAX_BODY_CHARS - 40].rstrip() + "\n\n[... truncated by the mirror]"
     tags = ([f"project:{_slug(project)}"] if project else []) + list(extra_tags)
-    return {
+    rec = {
         "type": rtype, "key": key, "tags": tags, "body": body, "profile": profile,
         "source": f"{profile}:memory:{display_path(path)}", "created": created,
     }
+    if origin:  # someone else's file: data about their repository, not the user's instructions
+        rec["tags"] = tags + ["origin:foreign"] + ([f"repo:{_slug(origin['repo'])}"] if origin.get("repo") else [])
+        rec["extra"] = {"origin": origin}
+    return rec
+
+
+# ------------------------------------------------------------------------------------- ownership
+OWNERSHIP_RULE = ("a project's CLAUDE.md / GEMINI.md is the user's own when its folder is not inside a git "
+                  "repository, when git does not track the file (written on this machine), or when every commit "
+                  "that touched it was authored with the user's git e-mail (the repository's `git config "
+                  "user.email`, or the global one); otherwise it came with someone else's repository")
+
+
+def foreign_origin(path: Path) -> dict | None:
+    """None when ``path`` is the user's own file (:data:`OWNERSHIP_RULE`); else where it came from:
+    the repository's remote (credentials taken out), its HEAD commit and how many authors touched it."""
+    folder = path.parent
+    top = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), None)
+    if top is None:
+        return None
+    rel = os.path.relpath(path, top)
+
+    def git(*args: str) -> str | None:
+        import subprocess
+
+        try:
+            proc = subprocess.run(["git", "-c", "core.fsmonitor=false", "-c", "core.pager=cat", "-C", str(top), *args],
+                                  capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL,
+                                  env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    tracked = git("ls-files", "--", rel)
+    if tracked is not None and not tracked.strip():
+        return None  # not tracked: the user wrote it here
+    authors = git("log", "--format=%ae", "--", rel)
+    mine = {e.strip().lower() for e in ((git("config", "user.email") or ""), (git("config", "--global", "user.email") or ""))
+            if e.strip()}
+    seen = {a.strip().lower() for a in (authors or "").splitlines() if a.strip()}
+    if authors is not None and seen and mine and seen <= mine:
+        return None
+    remote = (git("config", "--get", "remote.origin.url") or "").strip()
+    remote = re.sub(r"//[^/@]*@", "//", remote)  # https://user:token@host/... -> https://host/...
+    head = (git("rev-parse", "HEAD") or "").strip()
+    return {"owned": False, "repo": remote or top.name, "commit": head[:40] or None, "authors": len(seen),
+            "rule": "not authored with the user's git e-mail" if authors is not None else "git could not read it"}
 
 
 def display_path(path: Path) -> str:

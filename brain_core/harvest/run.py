@@ -42,6 +42,7 @@ class Outcome:
     written: list[str] = field(default_factory=list)  # record paths actually changed
     redactions: dict[str, int] = field(default_factory=dict)  # rule -> count
     refused: list[str] = field(default_factory=list)  # proposed bodies refused as orders aimed at the assistant
+    quarantined: list[str] = field(default_factory=list)  # paths under quarantine/ the write path held (guard.py)
     error: str | None = None
     offline: bool = False  # read by the offline distiller (``--relearn`` reads it again with a model)
     dropped: str | None = None  # why nothing was kept, when nothing was
@@ -240,14 +241,17 @@ def _write_outcomes(brain, tool: str, outcomes: list[Outcome]) -> None:
     items = [r for o in todo for r in o.records]
     sessions = ", ".join(o.session[:13] for o in todo[:3]) + (" ..." if len(todo) > 3 else "")
     try:
-        changed = set(write(brain, items, f"harvest: {tool} {len(todo)} session{'s' if len(todo) != 1 else ''} ({sessions})"))
+        held: list[str] = []
+        changed = set(write(brain, items, f"harvest: {tool} {len(todo)} session{'s' if len(todo) != 1 else ''} ({sessions})",
+                            held=held))
         for o in todo:
             o.written = [p for p in dict.fromkeys(record_path(r) for r in o.records) if p in changed]
+            o.quarantined = [p for p in dict.fromkeys(_held_path(r) for r in o.records) if p in held]
             changed -= set(o.written)  # a key two sessions share counts once, for the first
     except BrainError:
         for o in todo:
             try:
-                o.written = write(brain, o.records, f"harvest: {tool} session {o.session}")
+                o.written = write(brain, o.records, f"harvest: {tool} session {o.session}", held=o.quarantined)
             except BrainError as e:
                 o.error = str(e)
 
@@ -429,12 +433,20 @@ def session_text(session: Session, *, offline: bool) -> str:
     return "\n\n".join(out)
 
 
-def write(brain, records: list[dict], message: str) -> list[str]:
-    """Write through the brain's one path; return the relative paths of records that changed."""
+def write(brain, records: list[dict], message: str, held: list[str] | None = None) -> list[str]:
+    """Write through the brain's one path; return the relative paths of records that changed.
+    ``held`` gets the quarantine paths of those the guard held back (never on a shelf)."""
     before = {record_path(r): _current_id(brain, r) for r in records}
     written = brain.remember_many(records, message=message)
+    if held is not None:
+        held += [_held_path(item) for item, rec in zip(records, written) if isinstance(rec.extra.get("quarantine"), dict)]
     return [record_path(item) for item, rec in zip(records, written)
-            if before.get(record_path(item)) != rec.id and rec.profile == item["profile"]]  # not linked (dedupe.py)
+            if before.get(record_path(item)) != rec.id and rec.profile == item["profile"]  # not linked (dedupe.py)
+            and not isinstance(rec.extra.get("quarantine"), dict)]
+
+
+def _held_path(item: dict) -> str:
+    return f"quarantine/{item['profile']}/{item['key']}.json"
 
 
 def record_path(item: dict) -> str:
@@ -465,7 +477,8 @@ def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool
     changed = [r for r in masked if _differs(brain, r)]
     outcome.records = changed
     if changed and not dry_run:
-        outcome.written = write(brain, changed, f"mirror: {len(changed)} memory file{'s' if len(changed) != 1 else ''}")
+        outcome.written = write(brain, changed, f"mirror: {len(changed)} memory file{'s' if len(changed) != 1 else ''}",
+                                held=outcome.quarantined)
     return outcome
 
 
@@ -477,7 +490,10 @@ def _differs(brain, item: dict) -> bool:
     rel = record_path(item)
     text = brain.read_text(rel)
     if text is None:
-        return True
+        text = brain.read_text(_held_path(item))  # held back by the guard before: the same text is no news
+        if text is None:
+            return True
+        rel = _held_path(item)
     try:
         old = Record.from_bytes(text.encode("utf-8"), rel)
     except BrainError:

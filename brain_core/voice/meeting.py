@@ -160,7 +160,7 @@ def harvest_meeting(
         for item in items:
             item["extra"] = {**(item.get("extra") or {}), "transcript": rel, "meeting_date": meeting_date}
         records = brain.remember_many(items, message=f"meeting: {title} ({meeting_date})") if items else []
-        keys = tuple(r.key for r in records)
+        keys = tuple(r.key for r in records if not isinstance(r.extra.get("quarantine"), dict))  # held ones: in quarantine/
         page = transcript_page(heard, title=title, date=meeting_date, attendees=people, sha256=sha,
                                audio_name=path.name, keys=keys, speakers=_people(people, glossary))
         rel = brain.write_text(rel, page, f"meeting transcript: {title} ({meeting_date})") \
