@@ -212,7 +212,7 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
     # Lowercase fragments of what was masked: a key (a file name, never masked on write) that
     # carries one is replaced by a key made from the masked body.
     fragments = {w for f in red.findings for w in re.findall(r"[a-z0-9]{8,}", raw[f.start:f.end].lower())}
-    context = {"project": session.project, "title": session.title}
+    context = {"project": session.project, "title": session.title, "cwd": session.cwd}
     try:
         refused: list[str] = []
         proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm, refused=refused)
