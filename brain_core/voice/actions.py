@@ -107,7 +107,7 @@ _NOT_A_TASK = r"(?:be\s+(?:out|away|off|on\s+(?:holiday|leave|vacation)|late|bac
 _ASK = re.compile(r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?P<what>[a-z][^.!?]*)", re.I)
 _AGREE = re.compile(rf"^(?:(?:{_FILLERS})\b[\s,.]*)*(?:sure|yes|yeah|yep|ok|okay|will\s+do|i\s+will|i'll|i\s+can|"
                     r"no\s+problem|of\s+course|absolutely|sounds\s+good|got\s+it|on\s+it|definitely|happy\s+to)\b", re.I)
-_REFUSE = re.compile(r"\b(?:no|not|can't|cannot|won't)\b", re.I)
+_REFUSE = re.compile(r"\b(?:can't|cannot|won't|not\s+(?:this|today|now|yet|me))\b", re.I)  # "Sure, but not this week."
 
 
 def _item(owner: str, what: str, sentence: str, after: str, meeting_date: str, explicit: bool) -> ActionItem | None:
@@ -140,7 +140,7 @@ def _asked(sentence: str, replies: Sequence[str], who: str, meeting_date: str) -
     if not asked or not ask:
         return None
     reply = next((r for r in replies if _LEAD_FILLER.sub("", r)), "")
-    if not _AGREE.match(reply) or _REFUSE.search(_AGREE.sub("", reply, count=1)[:20]):
+    if not _AGREE.match(reply) or _REFUSE.search(reply):
         return None
     what = re.sub(rf",?\s*(?:{who})\s*$", "", ask.group("what").strip(), flags=re.I)
     item = _item(asked.group("a"), "will " + what, sentence, reply, meeting_date, True)
