@@ -7,15 +7,16 @@ queue, due next Friday." Read offline, by pattern, from the corrected transcript
 - the forms are "action item: X owns/takes/will/writes ..." (colon or not, fillers allowed:
   "Action item, um, Ngozi writes ..."), "X owns ...", "X will ..." / "X is going to ...", "X to
   ... by <day>" at the start of a sentence, and a question put to X that says by when ("Ngozi,
-  can you ... by Friday?") followed within two sentences by an agreement ("Sure.", "Will do."); an explicit
-  action item wins over a "will" sentence of the same owner about the same thing; "X will be
-  out" is no task;
+  can you ... by Friday?") followed within two sentences by an agreement ("Sure.", "Will do.");
+  an explicit action item wins over a "will" sentence of the same owner about the same thing;
+  "X will be out" is no task;
 - the text is read as sentences of the joined transcript, never as the recogniser's segments
   (which split "Action item Ngozi writes the runbook" from "by Wednesday");
 - a due date ("due next Friday", "by Thursday", "by 2026-12-04", "by the end of the week") is
   looked for in the sentence and the one after it (speech-to-text often splits "..., due next
-  Friday" off, or hears "due" as "do") and resolved against the meeting's date: "this Friday" is
-  the first Friday after the meeting, "next Friday" the Friday of the following week.
+  Friday" off, or hears "due" as "do" and "by" as "my" or "I") and resolved against the
+  meeting's date: "this Friday" is the first Friday after the meeting, "next Friday" the Friday
+  of the following week.
 
 Each item becomes a record of type ``task`` with ``owner`` and ``due`` (ISO date or absent) in
 its extra fields, so an agent can ask "what does Owen owe us".
@@ -32,7 +33,8 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _DAY = "|".join(WEEKDAYS)
 _WHEN = (rf"(?:(?:this|next)\s+(?:{_DAY}|week|month)|(?:{_DAY})|tomorrow|today|"
          rf"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month)|\d{{4}}-\d{{2}}-\d{{2}})")
-_DUE = re.compile(rf"\b(?:due|by|before|until|do)\s+(?:on\s+)?(?P<when>{_WHEN})\b", re.I)
+# "by" is often heard as "my", "buy" or "I" ("my next Monday", "I Friday"), "due" as "do".
+_DUE = re.compile(rf"\b(?:due|by|before|until|do|my|buy|bye|i)\s+(?:on\s+)?(?P<when>{_WHEN})\b", re.I)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _STOP = frozenset("a an the to of for on in and or with by is be it this that our we".split())
 
