@@ -88,6 +88,19 @@ def test_the_spoken_meetings_are_a_labelled_set_with_a_held_out_half():
         "items": 3, "found": 3, "owner_right": 3, "due_right": 3, "junk": ["Owen is out"]}
 
 
+# A short meeting for the real model, with names tiny.en hears (Thomas is corrected to Tomasz by
+# sound as an attendee): a cut action item without a colon, an agreed ask, "X to ... by <day>",
+# and a sentence that is no task.
+SPOKEN = {"half": "test", "title": "Weekly sync", "attendees": ["Priya", "Tomasz", "Owen"],
+          "lines": ["Good morning, this is the weekly sync.",
+                    "Action item Priya writes the runbook for the export job", "by Wednesday.",
+                    "Tomasz, can you add an alert on disk usage by Friday?", "Sure, will do.",
+                    "Owen to rotate the signing process by tomorrow.",
+                    "Owen will be out next week."],
+          "items": [("Priya", "runbook", "2026-12-02"), ("Tomasz", "alert", "2026-12-04"),
+                    ("Owen", "rotate", "2026-12-01")]}
+
+
 @pytest.mark.slow
 def test_a_spoken_meeting_gives_its_action_items_with_owners_and_dates(brain, tmp_path):
     if not can_speak():
@@ -95,13 +108,12 @@ def test_a_spoken_meeting_gives_its_action_items_with_owners_and_dates(brain, tm
     from brain_core.voice.meeting import harvest_meeting
     from brain_core.voice.transcribe import WhisperTranscriber
 
-    m = MEETINGS[0]
     wav = tmp_path / "meeting.wav"
-    speak_lines(spoken_lines(m), wav)
-    r = harvest_meeting(brain, wav, title=m["title"], date=DATE, attendees=m["attendees"],
+    speak_lines(spoken_lines(SPOKEN), wav)
+    r = harvest_meeting(brain, wav, title=SPOKEN["title"], date=DATE, attendees=SPOKEN["attendees"],
                         transcriber=WhisperTranscriber(device="cpu"), distiller=lambda text, **_: [])
     records = [json.loads((brain.root / "memories" / "meeting" / f"{k}.json").read_text()) for k in r.keys]
-    s = score(m, [x for x in records if x["type"] == "task"])
+    s = score(SPOKEN, [x for x in records if x["type"] == "task"])
     heard = r.heard.text if r.heard else ""
     assert s["owner_right"] >= 2 and s["due_right"] >= 2, (s, heard)
-    assert s["junk"] == [], (s, heard)
+    assert s["junk"] == [], (s, heard)  # "Owen will be out next week" is no task

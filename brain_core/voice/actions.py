@@ -137,7 +137,8 @@ def _asked(sentence: str, replies: Sequence[str], who: str, meeting_date: str) -
     if not sentence.rstrip().endswith("?"):
         return None
     asked = re.match(rf"^(?:(?:{_FILLERS}|and|so|okay|ok)\b[\s,.]*)*(?P<a>{who})\b,?", sentence) or \
-        re.search(rf",\s*(?P<a>{who})\s*\?$", sentence)
+        re.search(rf",\s*(?P<a>{who})\s*\?$", sentence) or \
+        re.search(rf"\b(?P<a>{who}),\s*(?:can|could|would|will)\s+you\b", sentence)  # after a run-on: "..., Tomasz, can you"
     ask = _ASK.search(sentence)
     if not asked or not ask:
         return None
