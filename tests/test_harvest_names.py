@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from conftest import SHARED
@@ -95,7 +94,7 @@ def test_the_crafted_session_reaches_the_provider_without_the_users_names():
 
 
 def test_the_folder_alone_tells_the_name_when_the_text_has_no_path():
-    text = f"[tool] total 8 -rw-r--r-- 1 jdoe staff 10 Nov 30 a.txt\n\n[user] jdoe/fix-login is the branch to push."
+    text = "[tool] total 8 -rw-r--r-- 1 jdoe staff 10 Nov 30 a.txt\n\n[user] jdoe/fix-login is the branch to push."
     sent = _sent(text, {"cwd": "/home/jdoe/src/app"})
     assert _said(sent, "jdoe") == 0 and "<user>/fix-login" in sent
 

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from .glossary import Glossary
 
 _FOLD = re.compile(r"[^\w]+")
-_NAME_WORD = re.compile(r"\w+")
 CONTEXT = 3  # words either side of a span looked at when deciding whether a name is new there
 
 NUMBERS = {w: str(i) for i, w in enumerate(
