@@ -39,14 +39,13 @@ _GENERIC = frozenset("user users root admin dev developer runner ubuntu debian e
 _WORKTREE_DIRS = {".worktrees", "worktrees", ".worktree", "worktree", ".git-worktrees"}
 
 # Where a session shows who its user is besides the home folder: git's identity as set, listed or
-# read back ("git config user.name" and its output, the next tool block), git log's authors, and
-# the owner column of an `ls -l` listing (whitespace already folded by the transcript).
+# read back ("git config user.name" and its output, the next tool block; not git log's authors,
+# who are often colleagues), and the owner column of an `ls -l` listing (whitespace already folded by the transcript).
 _WHO = r"[A-Za-z][\w'.-]*(?:[ \t]+[A-Za-z][\w'.-]*){0,3}"
 _GIT_IDENTITY = (
     re.compile(rf"git\s+config\s+(?:--(?:global|local|system)\s+)?user\.(?P<k>name|email)\s+[\"']?(?P<v>{_WHO}|\S+@\S+)[\"']?"),
     re.compile(rf"(?:^|\s)user\.(?P<k>name|email)=(?P<v>{_WHO}|\S+@\S+?)(?=\s+user\.|\s*$|\n)", re.M),
     re.compile(rf"git\s+config\s+(?:--\S+\s+)*user\.(?P<k>name|email)[ \t]*\n+\[tool\][ \t]+(?P<v>{_WHO}|\S+@\S+)"),
-    re.compile(rf"\b(?:Author|Commit|Committer):\s+(?P<v>{_WHO})\s+<(?P<e>[^>\s]+@[^>\s]+)>"),
 )
 _LS_OWNER = re.compile(r"(?<!\S)[-dlcbps][rwxsStT-]{9}[@+.]?\s+\d+\s+(?P<u>[A-Za-z_][\w.-]{0,63})\s+[\w.-]+\s+\d")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
@@ -151,7 +150,7 @@ def mask(text: str, *, names: set[str] | None = None, hosts: set[str] | None = N
 def identity(text: str, *, cwd: str | None = None) -> tuple[set[str], set[str]]:
     """(login names, host names) to keep out of anything derived from ``text``: this machine's,
     the names in ``text``'s home-folder paths and in ``cwd`` (the session's own folder), the user's
-    git identity as the session shows it (``git config user.name/email``, git log's authors),
+    git identity as the session shows it (``git config user.name/email``),
     the owners in its ``ls -l`` listings, and the hosts of its addresses and local names."""
     names, hosts = local_identity()
     text = f"{text or ''}\n{cwd or ''}"
@@ -162,8 +161,6 @@ def identity(text: str, *, cwd: str | None = None) -> tuple[set[str], set[str]]:
                 names |= name_parts(value.split("@", 1)[0])
             else:
                 names |= name_parts(value)
-            if "e" in rx.groupindex and m.group("e"):
-                names |= name_parts(m.group("e").split("@", 1)[0])
     for m in _LS_OWNER.finditer(text):
         owner = m.group("u").lower()
         if owner not in _GENERIC and not owner.startswith("_") and owner not in ("wheel", "staff", "nobody", "daemon"):
