@@ -67,7 +67,9 @@ def test_the_meeting_keeps_the_unbiased_words_and_segments_and_takes_the_names()
     out, choices = merge(segs(*PLAIN), segs(*BIASED), GLOSSARY, 0.82)
     assert [s.start for s in out] == [s.start for s in segs(*PLAIN)]  # one timestamped line per segment
     text = " ".join(s.text for s in out)
-    assert "Owen will add" in text and "Owen owns the dead letter queue" in text
+    # the name goes where "Oh" was heard; the words around it stay as heard without the bias
+    assert "Owen, and we'll add" in text and "Owen, it owns the dead letter queue" in text
+    assert "will add" not in text and "Owen Owen" not in text
     assert "six attempts" in text and "my 6" not in text  # "six" and "6" are one word: no change
     assert "weekly sink" in text and "Good next Friday" not in text  # not explained by a name: unbiased kept
     assert {n for c in choices for n in c.names} == {"Owen", "dead letter queue"}

@@ -394,7 +394,8 @@ def test_biased_words_are_taken_only_where_they_bring_in_a_name():
     biased = ("Good morning, this is the weekly sink.", "Owen will add a dead letter queue by Friday.")
     fake = _FixedTranscriber(*plain, biased=biased)
     heard = hear(fake, np.zeros(16000, np.float32), load_glossary(FIXTURES / "glossary.yaml"))
-    assert heard.text == "Good morning, this is the weekly sync. Owen will add a dead letter queue by next Friday."
+    # the name goes in place of "Oh", which sounds like it; "and we'll" stays as heard without the bias
+    assert heard.text == "Good morning, this is the weekly sync. Owen, and we'll add a dead letter queue by next Friday."
     assert [s.start for s in heard.segments] == [0.0, 5.0]  # the unbiased decode's segments and times
     assert {n for c in heard.choices for n in c.names} == {"Owen", "dead letter queue"}
     assert all(c.biased != c.plain for c in heard.choices)

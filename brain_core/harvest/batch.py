@@ -55,7 +55,7 @@ def distill_batch(items: list[tuple[str, dict]], llm, *, profile: str, sources: 
     for n, (text, context) in enumerate(items, 1):
         parts.append("\n".join([f"=== S{n} ===", *header(context), "", "Transcript:", text]))
     user = "\n\n".join(parts)
-    names, hosts = identity(user)
+    names, hosts = identity(user, cwd="\n".join(str(c.get("cwd") or "") for _, c in items))
     user = mask(user, names=names, hosts=hosts)
     answer = llm.complete(BATCH_PROMPT, user, json=True, max_tokens=400 + 600 * len(items))
     try:

@@ -30,7 +30,8 @@ def distill(text: str, *, profile: str, source: str, context: dict | None = None
             refused: list[str] | None = None) -> list[dict]:
     """Propose 0..5 records (dicts with type, key, tags, body, profile, source) from ``text``.
 
-    ``context`` may hold ``project`` (becomes a ``project:<name>`` tag), ``title`` and ``tags``.
+    ``context`` may hold ``project`` (becomes a ``project:<name>`` tag), ``title``, ``tags`` and
+    ``cwd`` (the session's folder: the user's name in it is masked before text goes to a model).
     ``llm`` is a provider from :func:`brain_core.llm.make_provider`; ``None`` or the ``none``
     provider selects the extractive distiller.
     """
@@ -318,7 +319,7 @@ def with_llm(text: str, llm, *, profile: str, source: str, context: dict | None 
         header.append("Attendees: " + ", ".join(map(str, context["attendees"])))
     user = "\n".join(header + ["", "Transcript:", text])
     # Who the user is (home-folder names, addresses, host names) never leaves the machine.
-    names, hosts = identity(user)
+    names, hosts = identity(user, cwd=context.get("cwd"))
     user = mask(user, names=names, hosts=hosts)
     answer = llm.complete(SYSTEM_PROMPT, user, json=True, max_tokens=800)
     items = validate(answer)

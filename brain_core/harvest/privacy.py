@@ -38,6 +38,31 @@ _GENERIC = frozenset("user users root admin dev developer runner ubuntu debian e
 # Folders that hold git worktrees of a repository: <repo>/.worktrees/<n>, <repo>/.claude/worktrees/<n>.
 _WORKTREE_DIRS = {".worktrees", "worktrees", ".worktree", "worktree", ".git-worktrees"}
 
+# Where a session shows who its user is besides the home folder: git's identity as set, listed or
+# read back ("git config user.name" and its output, the next tool block; not git log's authors,
+# who are often colleagues), and the owner column of an `ls -l` listing (whitespace already folded by the transcript).
+_WHO = r"[A-Za-z][\w'.-]*(?:[ \t]+[A-Za-z][\w'.-]*){0,3}"
+_GIT_IDENTITY = (
+    re.compile(rf"git\s+config\s+(?:--(?:global|local|system)\s+)?user\.(?P<k>name|email)\s+[\"']?(?P<v>{_WHO}|\S+@\S+)[\"']?"),
+    re.compile(rf"(?:^|\s)user\.(?P<k>name|email)=(?P<v>{_WHO}|\S+@\S+?)(?=\s+user\.|\s*$|\n)", re.M),
+    re.compile(rf"git\s+config\s+(?:--\S+\s+)*user\.(?P<k>name|email)[ \t]*\n+\[tool\][ \t]+(?P<v>{_WHO}|\S+@\S+)"),
+)
+_LS_OWNER = re.compile(r"(?<!\S)[-dlcbps][rwxsStT-]{9}[@+.]?\s+\d+\s+(?P<u>[A-Za-z_][\w.-]{0,63})\s+[\w.-]+\s+\d")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
+
+
+def name_parts(value: str) -> set[str]:
+    """The names to mask for one identity ("Jane Doe", "jane.doe", "gh-jdoe"): the whole, lowercased,
+    and each part of three letters or more that is no role and no English function word."""
+    from ..stopwords import FUNCTION_WORDS
+
+    value = value.strip().strip("\"'").lower()
+    out = {value} if len(value) >= 3 and value not in _GENERIC and " " not in value else set()
+    for part in re.split(r"[\s._+-]+", value):
+        if len(part) >= 3 and part not in _GENERIC and part not in FUNCTION_WORDS and not part.isdigit():
+            out.add(part)
+    return out
+
 
 def local_identity() -> tuple[set[str], set[str]]:
     """(login names, host names) of this machine, lowercased; empty sets when unknown."""
@@ -100,22 +125,52 @@ def mask(text: str, *, names: set[str] | None = None, hosts: set[str] | None = N
     for host in sorted(hosts, key=len, reverse=True):
         if len(host) >= 3:
             out = re.sub(rf"(?<![\w.-]){re.escape(host)}(?![\w-])", "<host>", out, flags=re.I)
-    for name in sorted(names, key=len, reverse=True):
-        if len(name) >= 3 and name not in _GENERIC:
-            out = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", "<user>", out, flags=re.I)
+    names = {n for n in names if len(n) >= 3 and n not in _GENERIC}
+    if names:
+        # A name is masked with the word it is part of: "Jane_Doe" in an `ls -l` owner column,
+        # "jdoe/fix-login" as a branch, "jdoe-notes" as a folder.
+        def token(m: re.Match) -> str:
+            t = m.group(0)
+            parts = re.split(r"([._-]+)", t)
+            hit = [p.lower() in names for p in parts[::2]]
+            if t.lower() in names or (any(hit) and len(hit) <= 2):
+                return "<user>"
+            if not any(hit):
+                return t
+            # a longer word keeps what is not the name: "-home-jdoe-projects-x" -> "-home-<user>-projects-x"
+            return "".join("<user>" if i % 2 == 0 and hit[i // 2] else p for i, p in enumerate(parts))
+
+        out = _TOKEN.sub(token, out)
+        for name in sorted(names, key=len, reverse=True):  # a name with a space or another sign in it
+            if not _TOKEN.fullmatch(name):
+                out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", "<user>", out, flags=re.I)
     return out
 
 
-def identity(text: str) -> tuple[set[str], set[str]]:
+def identity(text: str, *, cwd: str | None = None) -> tuple[set[str], set[str]]:
     """(login names, host names) to keep out of anything derived from ``text``: this machine's,
-    the names in ``text``'s home-folder paths, and the hosts of its addresses and local names."""
+    the names in ``text``'s home-folder paths and in ``cwd`` (the session's own folder), the user's
+    git identity as the session shows it (``git config user.name/email``),
+    the owners in its ``ls -l`` listings, and the hosts of its addresses and local names."""
     names, hosts = local_identity()
+    text = f"{text or ''}\n{cwd or ''}"
+    for rx in _GIT_IDENTITY:
+        for m in rx.finditer(text):
+            value = m.group("v").strip()
+            if "@" in value:
+                names |= name_parts(value.split("@", 1)[0])
+            else:
+                names |= name_parts(value)
+    for m in _LS_OWNER.finditer(text):
+        owner = m.group("u").lower()
+        if owner not in _GENERIC and not owner.startswith("_") and owner not in ("wheel", "staff", "nobody", "daemon"):
+            names |= name_parts(owner)
     for m in _HOME.finditer(text or ""):
         if m.group("name").lower() not in _GENERIC:
             names.add(m.group("name").lower())
     for m in _EMAIL.finditer(text or ""):
         if m.group(1).lower() != "git":
-            names.add(m.group(1).lower())
+            names |= name_parts(m.group(1))
             hosts.add(m.group(2).lower())
     for m in _PROMPT.finditer(text or ""):
         if m.group(1).lower() not in _GENERIC:
