@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from brain_core.config import Config
 from brain_core.errors import BrainError
+from brain_core.fsutil import absolute
 
 from . import autostart
 from .hotkeys import BIND_COMMANDS, DEFAULT_PTT, DEFAULT_RECALL, Support, support
@@ -200,7 +201,7 @@ class SettingsDialog(QDialog):
 
                 set_key(provider, secret)
             brain = self.brain.text().strip()
-            self.config.set("brain", str(Path(brain).expanduser()) if brain else None)
+            self.config.set("brain", str(absolute(brain)) if brain else None)  # resolved here, at the edge
             self.config.set("tray.hotkeys.recall", self.recall_key.keySequence().toString(
                 QKeySequence.SequenceFormat.PortableText) or DEFAULT_RECALL)
             self.config.set("tray.hotkeys.ptt", self.ptt_key.keySequence().toString(

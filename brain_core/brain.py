@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator
 
 from .config import Config
 from .errors import BrainNotFound, InvalidInput, MalformedRecord
-from .fsutil import atomic_write_bytes, contained, fsync_dir
+from .fsutil import absolute, atomic_write_bytes, contained, fsync_dir
 from .gitsync import Git
 from .locks import FileLock
 from .records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
@@ -39,7 +39,7 @@ class Written:
 
 class Brain:
     def __init__(self, root: Path, config: Config | None = None, embedder=None) -> None:
-        self.root = Path(root)
+        self.root = absolute(root)  # git runs inside the brain: a relative root would be read twice
         self.config = config if config is not None else Config.load()
         self.state_dir = self.root / ".aida"
         self._lock = FileLock(self.state_dir / "write.lock", timeout=120)
@@ -54,7 +54,7 @@ class Brain:
     @classmethod
     def init(cls, path: str | os.PathLike, config: Config | None = None, embedder=None) -> "Brain":
         """Create a brain at ``path`` (an empty or missing folder, or an existing brain: idempotent)."""
-        root = Path(path).expanduser()
+        root = absolute(path)
         if root.exists() and not root.is_dir():
             raise InvalidInput(f"{root} exists and is not a folder; choose another path for the brain.")
         root.mkdir(parents=True, exist_ok=True)
@@ -81,7 +81,7 @@ class Brain:
 
     @classmethod
     def open(cls, path: str | os.PathLike, config: Config | None = None, embedder=None) -> "Brain":
-        root = Path(path).expanduser()
+        root = absolute(path)
         if not (root / ".git").exists() or not (root / "memories").is_dir():
             raise BrainNotFound(f"{root} is not a brain; create one with `aida brain init` "
                                 "or point --brain / $AIDA_BRAIN at an existing one.")

@@ -151,11 +151,15 @@ class Config:
 
     def brain_path(self, explicit: str | os.PathLike | None = None) -> Path:
         """``--brain`` wins, then ``$AIDA_BRAIN``, then the configured brain, then the default."""
-        for candidate in (explicit, os.environ.get("AIDA_BRAIN"), self.data.get("brain")):
+        for candidate, base in ((explicit, None), (os.environ.get("AIDA_BRAIN"), None),
+                                (self.data.get("brain"), self.path.parent)):
             if candidate:
                 if not isinstance(candidate, (str, os.PathLike)):
                     raise BrainError(f"The `brain` setting in {self.path} must be a folder path, not {candidate!r}.")
-                return Path(candidate).expanduser()
+                found = Path(candidate).expanduser()
+                if base is not None and not found.is_absolute():
+                    found = base / found  # a relative setting is read from the settings file's folder
+                return Path(os.path.abspath(found))  # --brain and $AIDA_BRAIN: from the current folder
         return default_brain_path()
 
 

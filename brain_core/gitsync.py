@@ -45,7 +45,7 @@ _NOTHING = ("nothing to commit", "nothing added to commit", "no changes added")
 
 class Git:
     def __init__(self, root: Path, name: str = "Aida", email: str = "aida@brain.invalid") -> None:
-        self.root = Path(root)
+        self.root = Path(os.path.abspath(Path(root).expanduser()))  # GIT_WORK_TREE must not be relative
         self.name = name
         self.email = email
         self._repo = None
