@@ -282,10 +282,13 @@ def _finish(brain, run: dict, started: float, marks: dict[str, float], answer: A
         last = t
     timings["total"] = round((time.perf_counter() - started) * 1000, 3)
     run["timings_ms"] = timings
-    runs.save(brain.root, run)
-    keep = float(brain.config.get("ask.runs_keep_days", runs.DEFAULT_KEEP_DAYS))
-    runs.prune(brain.root, keep)
-    _cache_prune(brain.root, keep)
+    try:
+        runs.save(brain.root, run)
+        keep = float(brain.config.get("ask.runs_keep_days", runs.DEFAULT_KEEP_DAYS))
+        runs.prune(brain.root, keep)
+        _cache_prune(brain.root, keep)
+    except OSError:
+        pass  # a read-only brain (or a full disk) still answers; only the run record is not kept
     return replace(answer, run=run)
 
 
@@ -336,7 +339,10 @@ def _cache_get(root: Path, key: str) -> dict | None:
 
 
 def _cache_put(root: Path, key: str, entry: dict) -> None:
-    runs.write_local(Path(root) / CACHE_DIR / f"{key}.json", json.dumps(entry, ensure_ascii=False, sort_keys=True))
+    try:
+        runs.write_local(Path(root) / CACHE_DIR / f"{key}.json", json.dumps(entry, ensure_ascii=False, sort_keys=True))
+    except OSError:
+        pass  # a read-only brain or a full disk: the next ask answers afresh
 
 
 def _cache_prune(root: Path, keep_days: float) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .config import Config
-from .errors import BrainNotFound, InvalidInput, MalformedRecord
+from .errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
 from .fsutil import absolute, atomic_write_bytes, contained, fsync_dir
 from .gitsync import Git
 from .locks import FileLock
@@ -91,8 +91,16 @@ class Brain:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        with self._lock:
+        try:
+            self._lock.acquire()
+        except OSError as e:  # a read-only brain: one sentence, not a traceback
+            from .diskfail import explain
+
+            raise explain(e, self.root, "Writing to the brain") from None
+        try:
             yield
+        finally:
+            self._lock.release()
 
     @property
     def embedder(self):
@@ -143,25 +151,65 @@ class Brain:
             self.git.ensure_writable()  # a detached HEAD or a rebase under way: stop before any file changes
             from .dedupe import Linker
 
-            linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
-            linker.prime(prepared)
-            written = [linker.link(rec, rel) or self._write_one(rec, rel) for rec, rel in prepared]
-            changed = [w for w in written if w.changed]
-            same = [w.path for w in written if not w.changed]
-            if same:
-                # Identical to the file: a no-op, unless a crash left that file uncommitted (the
-                # write got as far as the file, not the commit). Then this write commits it.
-                stray = set(self.git.uncommitted(same))
-                changed += [w for w in written if not w.changed and w.path in stray]
-            changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
+            self._undo = {}  # rel -> the bytes it had before this write (None: it did not exist)
+            try:
+                linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
+                linker.prime(prepared)
+                written = [linker.link(rec, rel) or self._write_one(rec, rel) for rec, rel in prepared]
+                changed = [w for w in written if w.changed]
+                same = [w.path for w in written if not w.changed]
+                if same:
+                    # Identical to the file: a no-op, unless a crash left that file uncommitted (the
+                    # write got as far as the file, not the commit). Then this write commits it.
+                    stray = set(self.git.uncommitted(same))
+                    changed += [w for w in written if not w.changed and w.path in stray]
+                changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
+                if changed:
+                    self._index_written(changed)
+                    msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
+                                      else f"remember: {len(changed)} records")
+                    self.git.commit([w.path for w in changed], msg)
+            except BaseException as e:
+                self._put_back()  # a failed write leaves no file behind that git does not have
+                from .diskfail import explain, low_level_errors
+
+                if isinstance(e, low_level_errors()):
+                    raise explain(e, self.root, "Remembering") from None
+                raise
+            finally:
+                self._undo = None
+                self.index.fresh_vectors.clear()
             if changed:
-                self._index_written(changed)
-                msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
-                                  else f"remember: {len(changed)} records")
-                self.git.commit([w.path for w in changed], msg)
-                self._emit(changed)
-            self.index.fresh_vectors.clear()
+                try:
+                    self._emit(changed)
+                except OSError:
+                    pass  # the record is committed; only the tray's notice of it is lost
         return [w.record for w in written]
+
+    _undo: dict[str, bytes | None] | None = None
+
+    def _put(self, rel: str, data: bytes) -> None:
+        """Write a shelf file for the write under way, remembering what it replaces."""
+        path = self.root / rel
+        if self._undo is not None and rel not in self._undo:
+            try:
+                self._undo[rel] = path.read_bytes()
+            except FileNotFoundError:
+                self._undo[rel] = None
+        atomic_write_bytes(path, data)
+
+    def _put_back(self) -> None:
+        """Undo the files of a write that failed: each goes back to what it was (best effort: a
+        file that cannot be put back is committed by the next write of it)."""
+        for rel, old in (self._undo or {}).items():
+            path = self.root / rel
+            try:
+                if old is None:
+                    path.unlink(missing_ok=True)
+                elif path.read_bytes() != old:
+                    atomic_write_bytes(path, old)
+            except OSError:
+                continue
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
         from . import scrub
@@ -212,7 +260,7 @@ class Brain:
                 rec.supersedes = old.id
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)
-        atomic_write_bytes(path, rec.to_json().encode("utf-8"))
+        self._put(rel, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 
     def _index_written(self, written: list[Written]) -> None:
@@ -331,7 +379,7 @@ class Brain:
 
         def attempt() -> list:
             if catch_up:
-                self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
+                self._catch_up()
             return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
 
@@ -342,6 +390,20 @@ class Brain:
             hits = attempt()
         self._abstracts(hits)
         return hits
+
+    def _catch_up(self) -> None:
+        """Index what changed on disk before a recall; on a brain this process cannot write (read-only,
+        full) the recall answers from the catalog as it is: reading never needs write access."""
+        from .diskfail import low_level_errors
+
+        try:
+            self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
+        except BrainError:
+            raise
+        except low_level_errors() as e:
+            text = str(e).lower()
+            if not isinstance(e, OSError) and not any(w in text for w in ("readonly", "i/o", "full", "unable to open")):
+                raise  # a damaged catalog: recall's recovery rebuilds it
 
     def _abstracts(self, hits) -> None:
         """Give each long hit its abstract: the one in its file, else one made now (older records)."""

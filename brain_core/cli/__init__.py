@@ -125,4 +125,18 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # noqa: BLE001 - a full disk or a read-only brain met where no layer said so
+        from ..diskfail import explain, low_level_errors
+
+        if not isinstance(e, low_level_errors()):
+            raise
+        print(f"aida: {explain(e, _where(ctx), 'The command')}", file=sys.stderr)
+        return 1
     return int(rc or 0)
+
+
+def _where(ctx: Context) -> Path:
+    try:
+        return ctx.brain_path()
+    except BrainError:
+        return Path.cwd()
