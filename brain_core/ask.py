@@ -75,6 +75,9 @@ class Answer:
         return out
 
 
+MAX_QUESTION_CHARS = 20_000  # a question longer than this is refused (the router reads its first 2,000)
+
+
 def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = None, k: int | None = None,
         explain: bool = False, live_source: LiveSource | None = None) -> Answer:
     """Answer ``question`` from ``brain``. ``llm=None`` forces the offline answer."""
@@ -82,6 +85,9 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     question = " ".join((question or "").split())
     if not question:
         raise InvalidInput("The question is empty; ask something, e.g. aida ask \"what did I decide about the queue\".")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(f"The question is {len(question)} characters long; a question is at most "
+                           f"{MAX_QUESTION_CHARS}: ask it shorter, or save the text with `aida brain remember` first.")
     cfg = brain.config
     k = int(k or cfg.get("ask.k", 5))
     marks: dict[str, float] = {}
