@@ -43,8 +43,9 @@ class Watermark:
     @classmethod
     def load(cls, brain, tool: str) -> "Watermark":
         """The stored watermark, or an empty one when there is none. A damaged file (not JSON, or
-        one malformed value) is reported in ``problem`` and treated as absent, its sessions rebuilt
-        from the records' sources (:func:`rebuilt`), so no session is harvested twice."""
+        one malformed value) is reported in ``problem`` and treated as absent: its sessions are rebuilt
+        from the records' sources (:func:`rebuilt`), the sound entries kept, so no session is
+        harvested twice."""
         text = brain.read_text(f"harvest/{tool}.json")
         if not text:
             return cls(tool)
@@ -52,10 +53,14 @@ class Watermark:
             data = json.loads(text)
             problem = malformed(data)
         except ValueError as e:
-            problem = f"it is not JSON ({e.__class__.__name__})"
+            data, problem = None, f"it is not JSON ({e.__class__.__name__})"
         if problem is None:
             return cls(tool, {str(k): v for k, v in data["sessions"].items()}, data.get("through"))
-        return cls(tool, rebuilt(brain, tool), None, problem)
+        sessions = rebuilt(brain, tool)  # what the records say, with the entries that are still sound
+        good = data.get("sessions") if isinstance(data, dict) and isinstance(data.get("sessions"), dict) else {}
+        sessions.update({str(k): v for k, v in good.items() if entry_problem(k, v) is None})
+        through = data.get("through") if isinstance(data, dict) and isinstance(data.get("through"), str) else None
+        return cls(tool, sessions, through, problem)
 
     def to_json(self) -> str:
         data = {"version": VERSION, "tool": self.tool, "through": self.through, "sessions": self.sessions}
@@ -91,20 +96,23 @@ def malformed(data) -> str | None:
         return "it has no sessions mapping"
     if data.get("through") is not None and not isinstance(data["through"], str):
         return f"through is {data['through']!r}, not a time"
-    for sid, entry in data["sessions"].items():
-        if not isinstance(entry, dict):
-            return f"session {sid} is {entry!r}, not a mapping"
-        size = entry.get("size", 0)
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            return f"session {sid} has size {size!r}, not a byte count"
-        if entry.get("path") is not None and not isinstance(entry["path"], str):
-            return f"session {sid} has path {entry['path']!r}, not a path"
-        for key in ("mtime", "harvested"):
-            if entry.get(key) is not None and not isinstance(entry[key], str):
-                return f"session {sid} has {key} {entry[key]!r}, not a time"
-        records = entry.get("records", [])
-        if not isinstance(records, list) or not all(isinstance(r, str) for r in records):
-            return f"session {sid} has records {records!r}, not a list of paths"
+    return next(filter(None, (entry_problem(sid, e) for sid, e in data["sessions"].items())), None)
+
+
+def entry_problem(sid, entry) -> str | None:
+    if not isinstance(entry, dict):
+        return f"session {sid} is {entry!r}, not a mapping"
+    size = entry.get("size", 0)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        return f"session {sid} has size {size!r}, not a byte count"
+    if entry.get("path") is not None and not isinstance(entry["path"], str):
+        return f"session {sid} has path {entry['path']!r}, not a path"
+    for key in ("mtime", "harvested"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            return f"session {sid} has {key} {entry[key]!r}, not a time"
+    records = entry.get("records", [])
+    if not isinstance(records, list) or not all(isinstance(r, str) for r in records):
+        return f"session {sid} has records {records!r}, not a list of paths"
     return None
 
 
