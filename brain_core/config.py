@@ -112,10 +112,12 @@ class Config:
         if path.exists():
             import yaml
 
+            from . import yamlsafe
+
             try:
-                loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+                loaded = yamlsafe.load(path.read_text(encoding="utf-8")) or {}
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-                raise BrainError(f"The settings file {path} cannot be read ({e.__class__.__name__}); fix or delete it.") from e
+                raise BrainError(f"The settings file {path} cannot be read ({yamlsafe.where(e)}); fix or delete it.") from e
             if not isinstance(loaded, dict):
                 raise BrainError(f"The settings file {path} is not a mapping; fix or delete it.")
             data = loaded

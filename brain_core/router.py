@@ -209,10 +209,12 @@ def read_user_patterns(brain_root: Path | None) -> dict[str, Any] | None:
         return None
     import yaml
 
+    from . import yamlsafe
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlsafe.load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise InvalidInput(f"{path} cannot be read as YAML ({e.__class__.__name__}); fix or delete it.") from e
+        raise InvalidInput(f"{path} cannot be read as YAML ({yamlsafe.where(e)}); fix or delete it.") from e
     return data or None
 
 

@@ -230,10 +230,12 @@ def _knowledge_record(rel: str, data: bytes) -> Record:
             raise MalformedRecord(rel, "front matter opened with --- is never closed")
         import yaml
 
+        from . import yamlsafe
+
         try:
-            meta = yaml.safe_load(text[3:end]) or {}
+            meta = yamlsafe.load(text[3:end]) or {}
         except yaml.YAMLError as e:
-            raise MalformedRecord(rel, f"front matter is not valid YAML ({e.__class__.__name__})") from None
+            raise MalformedRecord(rel, f"front matter is not valid YAML ({yamlsafe.where(e)})") from None
         if not isinstance(meta, dict):
             raise MalformedRecord(rel, "front matter is not a mapping")
         body = text[end + 4:].lstrip("\n")
