@@ -42,6 +42,10 @@ class Brain:
         self.root = absolute(root)  # git runs inside the brain: a relative root would be read twice
         self.config = config if config is not None else Config.load()
         self.state_dir = self.root / ".aida"
+        if self.state_dir.is_symlink() or (self.state_dir.exists() and not self.state_dir.is_dir()):
+            # the index, the locks and the caches would land wherever it points, outside the brain
+            raise BrainError(f"{self.state_dir} is a symlink or a file, not Aida's own folder; remove it "
+                             f"(`rm {self.state_dir}`) and Aida makes a new one inside the brain.")
         self._lock = FileLock(self.state_dir / "write.lock", timeout=120)
         ident = self.config.get("identity")
         self.git = Git(self.root, name=ident.get("name", "Aida"), email=ident.get("email", "aida@brain.invalid"))

@@ -150,6 +150,10 @@ def dir_mtimes(root: Path) -> dict[str, int]:
     return out
 
 
+HARD_LINK = ("has more than one hard link (the same file as one elsewhere, maybe outside the brain); "
+             "copy it (cp) to keep it, skipped")
+
+
 def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], list[Problem]]:
     """The shelf files under ``root`` (or only in the leaf folders ``dirs``), and what was skipped."""
     files: list[FileInfo] = []
@@ -181,6 +185,9 @@ def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], lis
                 except FileNotFoundError:
                     continue
                 if not e.is_file(follow_symlinks=False):
+                    continue
+                if st.st_nlink > 1:  # a hard link: the same bytes as a file that may be outside the brain
+                    problems.append(Problem(rel, HARD_LINK))
                     continue
                 if st.st_size > MAX_FILE_BYTES:
                     problems.append(Problem(rel, f"is {st.st_size // 1000} kB, over the {MAX_FILE_BYTES // 1000} kB "
