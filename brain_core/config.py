@@ -172,7 +172,30 @@ def _check_file(path: Path, data: dict) -> None:
     if errors:
         first = errors[0].rstrip(".")
         more = f" ({len(errors) - 1} more: `aida doctor` lists them)" if len(errors) > 1 else ""
-        raise BadSetting(f"The settings file {path} is wrong: {first}{more}.")
+        line = _line_of(path, first.split(" ", 1)[0])
+        at = f" (line {line})" if line else ""
+        raise BadSetting(f"The settings file {path} is wrong{at}: {first}{more}.")
+
+
+def _line_of(path: Path, dotted: str) -> int | None:
+    """The line of ``dotted`` (``tray.hotkeys.ptt``) in the settings file, or None."""
+    from . import yamlsafe
+
+    try:
+        node = yamlsafe.NoAliasLoader(path.read_text(encoding="utf-8")).get_single_node()
+    except Exception:  # noqa: BLE001 - only a hint: the message stands without it
+        return None
+    found = None
+    for part in dotted.split("."):
+        if node is None or not hasattr(node, "value") or not isinstance(node.value, list):
+            return found
+        match = next(((k, v) for k, v in node.value if isinstance(k.value, str) and k.value == part), None) \
+            if node.value and isinstance(node.value[0], tuple) else None
+        if match is None:
+            return found
+        found = match[0].start_mark.line + 1
+        node = match[1]
+    return found
 
 
 def _lookup(data: dict, dotted: str) -> Any:
