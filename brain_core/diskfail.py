@@ -73,7 +73,7 @@ def cause(e: BaseException, where: Path) -> str:
         shown = f"{limit} bytes" if limit is not None else "a limit"
         return (f"a file in {where} would pass this process's file-size limit ({shown}, `ulimit -f`); "
                 "raise the limit and run the command again")
-    if no in READ_ONLY or "readonly" in text or "read-only" in text or read_only(where):
+    if no in READ_ONLY or "readonly" in text or "read-only" in text or (no in (None, errno.EIO) and read_only(where)):
         return (f"{where} is read-only for this user; make it writable (or mount it read-write) to write, "
                 "reading works as it is")
     if no == errno.EDQUOT:
@@ -81,7 +81,8 @@ def cause(e: BaseException, where: Path) -> str:
     if "i/o" in text and _full(where):
         return f"the disk holding {where} is full; free some space and run the command again"
     detail = getattr(e, "strerror", None) or str(e) or e.__class__.__name__
-    return f"writing in {where} failed ({detail}); check the disk and run the command again"
+    name = getattr(e, "filename", None)
+    return f"{detail}{f' ({name})' if name else ''}; check the path and the disk and run the command again"
 
 
 def explain(e: BaseException, where: Path, doing: str = "The write") -> WriteFailed:
