@@ -21,20 +21,13 @@ from typing import Any, Callable, Iterable, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
+from brain_core.shortcut import pynput_combo  # noqa: F401 - the one parser, also used where a shortcut is set
+
 log = logging.getLogger("aida.app")
 
 DEFAULT_RECALL = "Ctrl+Alt+Space"
 DEFAULT_PTT = "Ctrl+Alt+A"
 BIND_COMMANDS = {"Quick recall": "aida popup", "Push-to-talk (press to start, again to stop)": "aida ptt"}
-
-_MODIFIERS = {"ctrl": "<ctrl>", "control": "<ctrl>", "alt": "<alt>", "option": "<alt>", "shift": "<shift>",
-              "meta": "<cmd>", "super": "<cmd>", "win": "<cmd>", "cmd": "<cmd>", "command": "<cmd>"}
-_NAMED = {"space": "<space>", "tab": "<tab>", "return": "<enter>", "enter": "<enter>", "esc": "<esc>",
-          "escape": "<esc>", "backspace": "<backspace>", "del": "<delete>", "delete": "<delete>", "ins": "<insert>",
-          "insert": "<insert>", "home": "<home>", "end": "<end>", "pgup": "<page_up>", "pgdown": "<page_down>",
-          "up": "<up>", "down": "<down>", "left": "<left>", "right": "<right>", "pause": "<pause>",
-          "print": "<print_screen>", "menu": "<menu>", "capslock": "<caps_lock>", "scrolllock": "<scroll_lock>"}
-
 
 @dataclass(frozen=True)
 class Support:
@@ -56,32 +49,6 @@ def support(env: Mapping[str, str] | None = None, platform: str | None = None) -
         return Support(False, "There is no X display, so global hotkeys cannot be read; "
                               "bind these commands in your desktop's keyboard shortcut settings instead.")
     return Support(True, "Global hotkeys work in this X11 session.")
-
-
-def pynput_combo(sequence: str) -> str:
-    """``"Ctrl+Alt+Space"`` -> ``"<ctrl>+<alt>+<space>"``; raises ValueError for an unusable one."""
-    text = (sequence or "").strip()
-    if not text:
-        raise ValueError("the shortcut is empty")
-    parts = [p for p in text.replace(" ", "").split("+")]
-    if text.endswith("++"):  # "Ctrl++": the plus key itself
-        parts = parts[:-2] + ["+"]
-    out = []
-    for p in parts:
-        low = p.lower()
-        if low in _MODIFIERS:
-            out.append(_MODIFIERS[low])
-        elif low in _NAMED:
-            out.append(_NAMED[low])
-        elif len(low) >= 2 and low[0] == "f" and low[1:].isdigit():
-            out.append(f"<{low}>")
-        elif len(p) == 1:
-            out.append(low)
-        else:
-            raise ValueError(f"{p!r} is not a key pynput knows")
-    if not any(not o.startswith("<") or o not in _MODIFIERS.values() for o in out):
-        raise ValueError("a shortcut needs a key besides the modifiers")
-    return "+".join(out)
 
 
 class Chord:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from brain_core.config import Config
@@ -361,8 +361,29 @@ def check_display(env: dict | None = None, platform: str | None = None) -> None:
                          "start; run `aida demo` for a headless end-to-end pass, or start Aida inside your desktop.")
 
 
-def run(config: Config | None = None, *, ready_file: str | None = None, hotkeys: bool | None = None) -> int:
-    """``aida tray``: one instance per user; a second one hands over to the first and exits."""
+def startup_problem(message: str, path: Path | None = None):
+    """The dialog a tray that cannot start shows (a broken settings file): the one sentence, with a
+    button that opens the file; a tray started at login would otherwise never appear, silently."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Critical, "Aida cannot start", message)
+    box.setInformativeText("Fix the file (`aida config list` shows every setting and what it takes), then "
+                           "start Aida again.")
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if path is not None:
+        opener = box.addButton("Open the settings file", QMessageBox.ButtonRole.ActionRole)
+        opener.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))))
+    box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
+    box.setObjectName("aida-startup-problem")
+    return box
+
+
+def run(config: Config | None = None, *, ready_file: str | None = None, hotkeys: bool | None = None,
+        config_error: BaseException | None = None) -> int:
+    """``aida tray``: one instance per user; a second one hands over to the first and exits.
+    ``config_error``: the settings file could not be loaded; it is shown in a dialog, exit code 1."""
     check_display()
     logging.basicConfig(level=os.environ.get("AIDA_LOG", "WARNING").upper(),
                         format="aida: %(levelname)s %(message)s")
@@ -370,6 +391,13 @@ def run(config: Config | None = None, *, ready_file: str | None = None, hotkeys:
     app.setApplicationName("Aida")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
+    if config_error is not None:
+        print(f"aida: {config_error}", file=sys.stderr)
+        from brain_core.config import _user_config_path
+
+        box = startup_problem(str(config_error), _user_config_path())
+        box.exec()
+        return 1
     config = config or Config.load()
     server = InstanceServer(server_name(config.path))
     if not server.listen():

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from brain_core.config import Config
 from brain_core.errors import BrainError
+from brain_core.fsutil import absolute
 
 from . import autostart
 from .hotkeys import BIND_COMMANDS, DEFAULT_PTT, DEFAULT_RECALL, Support, support
@@ -53,7 +54,8 @@ def key_status(provider: str) -> str:
 class SettingsDialog(QDialog):
     saved = Signal()
 
-    def __init__(self, config: Config, parent: QWidget | None = None, hotkey_support: Support | None = None) -> None:
+    def __init__(self, config: Config, parent: QWidget | None = None, hotkey_support: Support | None = None,
+                 microphones=None) -> None:
         super().__init__(parent)
         self.config = config
         self.setWindowTitle("Aida settings")
@@ -88,6 +90,10 @@ class SettingsDialog(QDialog):
         self.device = QComboBox()
         self.device.addItems(DEVICES)
         self.device.setCurrentText(str(config.get("voice.device", "auto")))
+        self.microphone = QComboBox()  # voice.input_device: what the no-microphone message points to
+        self.mic_note = QLabel()
+        self.mic_note.setWordWrap(True)
+        self._fill_microphones(microphones)
 
         # language model
         self.provider = QComboBox()
@@ -133,6 +139,8 @@ class SettingsDialog(QDialog):
         vf = QFormLayout(voice_box)
         vf.addRow("Whisper model", self.model)
         vf.addRow("Device", self.device)
+        vf.addRow("Microphone", self.microphone)
+        vf.addRow("", self.mic_note)
         llm_box = QGroupBox("Language model")
         lf = QFormLayout(llm_box)
         lf.addRow("Provider", self.provider)
@@ -156,6 +164,27 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(buttons)
         self._provider_changed(self.provider.currentText())
+
+    def _fill_microphones(self, microphones) -> None:
+        """System default first, then every input device the audio system lists (``microphones``:
+        a callable returning ``(names, problem)``, :func:`brain_core.setup.microphones` by default);
+        a chosen one that is not connected now stays in the list, marked so."""
+        if microphones is None:
+            from brain_core.setup import microphones
+        try:
+            names, problem = microphones()
+        except Exception as e:  # noqa: BLE001 - the dialog must open whatever the audio system does
+            names, problem = [], f"The audio system could not be asked for microphones ({e})."
+        self.microphone.addItem("System default", None)
+        for name in names:
+            self.microphone.addItem(name, name)
+        chosen = self.config.get("voice.input_device", None)
+        if chosen is not None and str(chosen) not in names:
+            self.microphone.addItem(f"{chosen} (not connected)", chosen)
+        index = self.microphone.findData(chosen) if chosen is not None else 0
+        self.microphone.setCurrentIndex(max(index, 0))
+        self.mic_note.setText(problem or "")
+        self.mic_note.setVisible(bool(problem))
 
     def _hotkey_note(self) -> str:
         if self.support.available:
@@ -200,7 +229,7 @@ class SettingsDialog(QDialog):
 
                 set_key(provider, secret)
             brain = self.brain.text().strip()
-            self.config.set("brain", str(Path(brain).expanduser()) if brain else None)
+            self.config.set("brain", str(absolute(brain)) if brain else None)  # resolved here, at the edge
             self.config.set("tray.hotkeys.recall", self.recall_key.keySequence().toString(
                 QKeySequence.SequenceFormat.PortableText) or DEFAULT_RECALL)
             self.config.set("tray.hotkeys.ptt", self.ptt_key.keySequence().toString(
@@ -208,6 +237,7 @@ class SettingsDialog(QDialog):
             self.config.set("tray.hotkeys.enabled", self.hotkeys_on.isChecked())
             self.config.set("voice.model", self.model.currentText().strip() or "tiny.en")
             self.config.set("voice.device", self.device.currentText())
+            self.config.set("voice.input_device", self.microphone.currentData())
             self.config.set("llm.provider", provider)
             self.config.set("llm.model", self.llm_model.text().strip() or None)
             self.config.set("llm.base_url", self.base_url.text().strip() or None)

@@ -75,6 +75,9 @@ class Answer:
         return out
 
 
+MAX_QUESTION_CHARS = 20_000  # a question longer than this is refused (the router reads its first 2,000)
+
+
 def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = None, k: int | None = None,
         explain: bool = False, live_source: LiveSource | None = None) -> Answer:
     """Answer ``question`` from ``brain``. ``llm=None`` forces the offline answer."""
@@ -82,6 +85,9 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     question = " ".join((question or "").split())
     if not question:
         raise InvalidInput("The question is empty; ask something, e.g. aida ask \"what did I decide about the queue\".")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(f"The question is {len(question)} characters long; a question is at most "
+                           f"{MAX_QUESTION_CHARS}: ask it shorter, or save the text with `aida brain remember` first.")
     cfg = brain.config
     k = int(k or cfg.get("ask.k", 5))
     marks: dict[str, float] = {}
@@ -282,10 +288,13 @@ def _finish(brain, run: dict, started: float, marks: dict[str, float], answer: A
         last = t
     timings["total"] = round((time.perf_counter() - started) * 1000, 3)
     run["timings_ms"] = timings
-    runs.save(brain.root, run)
-    keep = float(brain.config.get("ask.runs_keep_days", runs.DEFAULT_KEEP_DAYS))
-    runs.prune(brain.root, keep)
-    _cache_prune(brain.root, keep)
+    try:
+        runs.save(brain.root, run)
+        keep = float(brain.config.get("ask.runs_keep_days", runs.DEFAULT_KEEP_DAYS))
+        runs.prune(brain.root, keep)
+        _cache_prune(brain.root, keep)
+    except OSError:
+        pass  # a read-only brain (or a full disk) still answers; only the run record is not kept
     return replace(answer, run=run)
 
 
@@ -336,7 +345,10 @@ def _cache_get(root: Path, key: str) -> dict | None:
 
 
 def _cache_put(root: Path, key: str, entry: dict) -> None:
-    runs.write_local(Path(root) / CACHE_DIR / f"{key}.json", json.dumps(entry, ensure_ascii=False, sort_keys=True))
+    try:
+        runs.write_local(Path(root) / CACHE_DIR / f"{key}.json", json.dumps(entry, ensure_ascii=False, sort_keys=True))
+    except OSError:
+        pass  # a read-only brain or a full disk: the next ask answers afresh
 
 
 def _cache_prune(root: Path, keep_days: float) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .config import Config
-from .errors import BrainNotFound, InvalidInput, MalformedRecord
-from .fsutil import atomic_write_bytes, contained, fsync_dir
+from .errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
+from .fsutil import absolute, atomic_write_bytes, contained, fsync_dir
 from .gitsync import Git
 from .locks import FileLock
 from .records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
@@ -39,9 +39,13 @@ class Written:
 
 class Brain:
     def __init__(self, root: Path, config: Config | None = None, embedder=None) -> None:
-        self.root = Path(root)
+        self.root = absolute(root)  # git runs inside the brain: a relative root would be read twice
         self.config = config if config is not None else Config.load()
         self.state_dir = self.root / ".aida"
+        if self.state_dir.is_symlink() or (self.state_dir.exists() and not self.state_dir.is_dir()):
+            # the index, the locks and the caches would land wherever it points, outside the brain
+            raise BrainError(f"{self.state_dir} is a symlink or a file, not Aida's own folder; remove it "
+                             f"(`rm {self.state_dir}`) and Aida makes a new one inside the brain.")
         self._lock = FileLock(self.state_dir / "write.lock", timeout=120)
         ident = self.config.get("identity")
         self.git = Git(self.root, name=ident.get("name", "Aida"), email=ident.get("email", "aida@brain.invalid"))
@@ -54,7 +58,7 @@ class Brain:
     @classmethod
     def init(cls, path: str | os.PathLike, config: Config | None = None, embedder=None) -> "Brain":
         """Create a brain at ``path`` (an empty or missing folder, or an existing brain: idempotent)."""
-        root = Path(path).expanduser()
+        root = absolute(path)
         if root.exists() and not root.is_dir():
             raise InvalidInput(f"{root} exists and is not a folder; choose another path for the brain.")
         root.mkdir(parents=True, exist_ok=True)
@@ -81,7 +85,7 @@ class Brain:
 
     @classmethod
     def open(cls, path: str | os.PathLike, config: Config | None = None, embedder=None) -> "Brain":
-        root = Path(path).expanduser()
+        root = absolute(path)
         if not (root / ".git").exists() or not (root / "memories").is_dir():
             raise BrainNotFound(f"{root} is not a brain; create one with `aida brain init` "
                                 "or point --brain / $AIDA_BRAIN at an existing one.")
@@ -91,8 +95,16 @@ class Brain:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        with self._lock:
+        try:
+            self._lock.acquire()
+        except OSError as e:  # a read-only brain: one sentence, not a traceback
+            from .diskfail import explain
+
+            raise explain(e, self.root, "Writing to the brain") from None
+        try:
             yield
+        finally:
+            self._lock.release()
 
     @property
     def embedder(self):
@@ -149,36 +161,77 @@ class Brain:
             from . import quarantine
             from .dedupe import Linker
 
-            screened = quarantine.screen(self, prepared) if guard else [(r, p, False) for r, p in prepared]
-            prepared = [(rec, rel) for rec, rel, held in screened if not held]
-            linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
-            linker.prime(prepared)
-            written = [self._hold_one(rec, rel) if held else (linker.link(rec, rel) or self._write_one(rec, rel))
-                       for rec, rel, held in screened]
-            removed = []
-            for rel in also_remove:
-                target, rel_posix = self._brain_file(rel)
-                if target.exists():
-                    os.remove(target)
-                    removed.append(rel_posix)
-            changed = [w for w in written if w.changed]
-            same = [w.path for w in written if not w.changed]
-            if same:
-                # Identical to the file: a no-op, unless a crash left that file uncommitted (the
-                # write got as far as the file, not the commit). Then this write commits it.
-                stray = set(self.git.uncommitted(same))
-                changed += [w for w in written if not w.changed and w.path in stray]
-            changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
-            if changed or removed:
-                shelved = [w for w in changed if on_shelf(w.path)]
-                if shelved:
-                    self._index_written(shelved)
-                msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
-                                  else f"remember: {len(changed)} records")
-                self.git.commit([w.path for w in changed] + removed, msg)
-                self._emit(changed)
-            self.index.fresh_vectors.clear()
+            self._undo = {}  # rel -> the bytes it had before this write (None: it did not exist)
+            try:
+                screened = quarantine.screen(self, prepared) if guard else [(r, p, False) for r, p in prepared]
+                prepared = [(rec, rel) for rec, rel, held in screened if not held]
+                linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
+                linker.prime(prepared)
+                written = [self._hold_one(rec, rel) if held else (linker.link(rec, rel) or self._write_one(rec, rel))
+                           for rec, rel, held in screened]
+                removed = []
+                for rel in also_remove:
+                    target, rel_posix = self._brain_file(rel)
+                    if target.exists():
+                        self._undo.setdefault(rel_posix, target.read_bytes())
+                        os.remove(target)
+                        removed.append(rel_posix)
+                changed = [w for w in written if w.changed]
+                same = [w.path for w in written if not w.changed]
+                if same:
+                    # Identical to the file: a no-op, unless a crash left that file uncommitted (the
+                    # write got as far as the file, not the commit). Then this write commits it.
+                    stray = set(self.git.uncommitted(same))
+                    changed += [w for w in written if not w.changed and w.path in stray]
+                changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
+                if changed or removed:
+                    shelved = [w for w in changed if on_shelf(w.path)]
+                    if shelved:
+                        self._index_written(shelved)
+                    msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
+                                      else f"remember: {len(changed)} records")
+                    self.git.commit([w.path for w in changed] + removed, msg)
+            except BaseException as e:
+                self._put_back()  # a failed write leaves no file behind that git does not have
+                from .diskfail import explain, low_level_errors
+
+                if isinstance(e, low_level_errors()):
+                    raise explain(e, self.root, "Remembering") from None
+                raise
+            finally:
+                self._undo = None
+                self.index.fresh_vectors.clear()
+            if changed:
+                try:
+                    self._emit(changed)
+                except OSError:
+                    pass  # the record is committed; only the tray's notice of it is lost
         return [w.record for w in written]
+
+    _undo: dict[str, bytes | None] | None = None
+
+    def _put(self, rel: str, data: bytes) -> None:
+        """Write a shelf file for the write under way, remembering what it replaces."""
+        path = self.root / rel
+        if self._undo is not None and rel not in self._undo:
+            try:
+                self._undo[rel] = path.read_bytes()
+            except FileNotFoundError:
+                self._undo[rel] = None
+        atomic_write_bytes(path, data)
+
+    def _put_back(self) -> None:
+        """Undo the files of a write that failed: each goes back to what it was (best effort: a
+        file that cannot be put back is committed by the next write of it)."""
+        for rel, old in (self._undo or {}).items():
+            path = self.root / rel
+            try:
+                if old is None:
+                    path.unlink(missing_ok=True)
+                elif not path.exists() or path.read_bytes() != old:
+                    atomic_write_bytes(path, old)
+            except OSError:
+                continue
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
         from . import scrub
@@ -229,7 +282,7 @@ class Brain:
                 rec.supersedes = old.id
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)
-        atomic_write_bytes(path, rec.to_json().encode("utf-8"))
+        self._put(rel, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 
     def _hold_one(self, rec: Record, rel: str) -> Written:
@@ -239,7 +292,7 @@ class Brain:
         old = same_as_held(self, rec, rel)
         if old is not None:
             return Written(old, rel, False)
-        atomic_write_bytes(self.root / rel, rec.to_json().encode("utf-8"))
+        self._put(rel, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 
     def _index_written(self, written: list[Written]) -> None:
@@ -359,7 +412,7 @@ class Brain:
 
         def attempt() -> list:
             if catch_up:
-                self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
+                self._catch_up()
             return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
 
@@ -370,6 +423,20 @@ class Brain:
             hits = attempt()
         self._abstracts(hits)
         return hits
+
+    def _catch_up(self) -> None:
+        """Index what changed on disk before a recall; on a brain this process cannot write (read-only,
+        full) the recall answers from the catalog as it is: reading never needs write access."""
+        from .diskfail import low_level_errors
+
+        try:
+            self.index.catch_up(int(self.config.get("index.catch_up_limit", 64)))
+        except BrainError:
+            raise
+        except low_level_errors() as e:
+            text = str(e).lower()
+            if not isinstance(e, OSError) and not any(w in text for w in ("readonly", "i/o", "full", "unable to open")):
+                raise  # a damaged catalog: recall's recovery rebuilds it
 
     def _abstracts(self, hits) -> None:
         """Give each long hit its abstract: the one in its file, else one made now (older records)."""

@@ -21,7 +21,21 @@ class tx:
         return self.conn
 
     def __exit__(self, exc_type, *_):
-        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is None:
+            try:
+                self.conn.execute("COMMIT")
+            except Exception:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:  # SQLite may have rolled back already (disk I/O error, disk full)
+            try:
+                self.conn.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
+                pass
 
 
 def upsert(conn, doc: Doc, vec: np.ndarray) -> int:

@@ -112,10 +112,12 @@ class Config:
         if path.exists():
             import yaml
 
+            from . import yamlsafe
+
             try:
-                loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+                loaded = yamlsafe.load(path.read_text(encoding="utf-8")) or {}
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-                raise BrainError(f"The settings file {path} cannot be read ({e.__class__.__name__}); fix or delete it.") from e
+                raise BrainError(f"The settings file {path} cannot be read ({yamlsafe.where(e)}); fix or delete it.") from e
             if not isinstance(loaded, dict):
                 raise BrainError(f"The settings file {path} is not a mapping; fix or delete it.")
             data = loaded
@@ -151,11 +153,15 @@ class Config:
 
     def brain_path(self, explicit: str | os.PathLike | None = None) -> Path:
         """``--brain`` wins, then ``$AIDA_BRAIN``, then the configured brain, then the default."""
-        for candidate in (explicit, os.environ.get("AIDA_BRAIN"), self.data.get("brain")):
+        for candidate, base in ((explicit, None), (os.environ.get("AIDA_BRAIN"), None),
+                                (self.data.get("brain"), self.path.parent)):
             if candidate:
                 if not isinstance(candidate, (str, os.PathLike)):
                     raise BrainError(f"The `brain` setting in {self.path} must be a folder path, not {candidate!r}.")
-                return Path(candidate).expanduser()
+                found = Path(candidate).expanduser()
+                if base is not None and not found.is_absolute():
+                    found = base / found  # a relative setting is read from the settings file's folder
+                return Path(os.path.abspath(found))  # --brain and $AIDA_BRAIN: from the current folder
         return default_brain_path()
 
 
@@ -166,7 +172,30 @@ def _check_file(path: Path, data: dict) -> None:
     if errors:
         first = errors[0].rstrip(".")
         more = f" ({len(errors) - 1} more: `aida doctor` lists them)" if len(errors) > 1 else ""
-        raise BadSetting(f"The settings file {path} is wrong: {first}{more}.")
+        line = _line_of(path, first.split(" ", 1)[0])
+        at = f" (line {line})" if line else ""
+        raise BadSetting(f"The settings file {path} is wrong{at}: {first}{more}.")
+
+
+def _line_of(path: Path, dotted: str) -> int | None:
+    """The line of ``dotted`` (``tray.hotkeys.ptt``) in the settings file, or None."""
+    from . import yamlsafe
+
+    try:
+        node = yamlsafe.NoAliasLoader(path.read_text(encoding="utf-8")).get_single_node()
+    except Exception:  # noqa: BLE001 - only a hint: the message stands without it
+        return None
+    found = None
+    for part in dotted.split("."):
+        if node is None or not hasattr(node, "value") or not isinstance(node.value, list):
+            return found
+        match = next(((k, v) for k, v in node.value if isinstance(k.value, str) and k.value == part), None) \
+            if node.value and isinstance(node.value[0], tuple) else None
+        if match is None:
+            return found
+        found = match[0].start_mark.line + 1
+        node = match[1]
+    return found
 
 
 def _lookup(data: dict, dotted: str) -> Any:

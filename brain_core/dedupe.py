@@ -420,7 +420,6 @@ class Linker:
     def _add_source(self, path: str, rec):
         from .brain import Written
         from .errors import MalformedRecord
-        from .fsutil import atomic_write_bytes
 
         try:
             existing = self.brain.get(path)
@@ -434,5 +433,5 @@ class Linker:
                for s in sources) or (existing.profile, existing.source) == (rec.profile, rec.source):
             return Written(existing, path, False)  # this writer's word is already there
         existing.extra["sources"] = sources + [entry]
-        atomic_write_bytes(self.brain.root / path, existing.to_json().encode("utf-8"))
+        self.brain._put(path, existing.to_json().encode("utf-8"))  # put back if the write fails
         return Written(existing, path, True)

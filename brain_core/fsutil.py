@@ -11,6 +11,13 @@ from .errors import InvalidInput
 TMP_MARK = ".tmp-"
 
 
+def absolute(path: str | os.PathLike) -> Path:
+    """``path`` with ``~`` expanded and made absolute against the current folder (symlinks kept):
+    every layer below the CLI, the MCP server and the tray sees an absolute brain root, because git
+    runs inside the brain and would read a relative one twice (``notes/notes``)."""
+    return Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
+
+
 def fsync_dir(path: Path) -> None:
     if os.name == "nt":  # directories cannot be opened for fsync on Windows
         return

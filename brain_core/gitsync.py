@@ -43,9 +43,22 @@ _IN_PROGRESS = (("rebase-merge", "a rebase"), ("rebase-apply", "a rebase"), ("ME
 _NOTHING = ("nothing to commit", "nothing added to commit", "no changes added")
 
 
+def filters_off(repo) -> tuple[tuple[str, str], ...]:
+    """Settings that switch off every clean/smudge filter the user's git config defines (in any
+    scope): a brain's ``.gitattributes`` arrives with a sync, and a ``filter.<name>.clean`` command
+    would otherwise run on every commit Aida makes. Aida's files are plain JSON and Markdown."""
+    try:
+        reader = repo.config_reader()
+        names = {sec[len('filter "'):-1] for sec in reader.sections() if sec.startswith('filter "') and sec.endswith('"')}
+    except Exception:  # noqa: BLE001 - an unreadable config: git itself will say so on the first command
+        return ()
+    return tuple((f"filter.{name}.{key}", value) for name in sorted(names)
+                 for key, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")))
+
+
 class Git:
     def __init__(self, root: Path, name: str = "Aida", email: str = "aida@brain.invalid") -> None:
-        self.root = Path(root)
+        self.root = Path(os.path.abspath(Path(root).expanduser()))  # GIT_WORK_TREE must not be relative
         self.name = name
         self.email = email
         self._repo = None
@@ -74,7 +87,7 @@ class Git:
             except (git.InvalidGitRepositoryError, git.NoSuchPathError):
                 raise GitError(f"{self.root} is not a git repository; create the brain with `aida brain init`.") \
                     from None
-            repo.git.update_environment(**self._env(Path(repo.git_dir)))
+            repo.git.update_environment(**self._env(Path(repo.git_dir), filters_off(repo)))
             self._repo = repo
         return self._repo
 
@@ -83,15 +96,15 @@ class Git:
             self._repo.close()
             self._repo = None
 
-    def _env(self, git_dir: Path) -> dict[str, str]:
+    def _env(self, git_dir: Path, extra: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
         actor = self.actor
         env = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
                "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email,
                "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "GCM_INTERACTIVE": "never",
                "GIT_EDITOR": ":", "GIT_SEQUENCE_EDITOR": ":", "GIT_MERGE_AUTOEDIT": "no", "GIT_LITERAL_PATHSPECS": "1",
                "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(self.root), "GIT_INDEX_FILE": str(git_dir / "index"),
-               "LC_ALL": "C", "GIT_CONFIG_COUNT": str(len(SAFE_CONFIG))}
-        for i, (key, value) in enumerate(SAFE_CONFIG):
+               "LC_ALL": "C", "GIT_CONFIG_COUNT": str(len(SAFE_CONFIG) + len(extra))}
+        for i, (key, value) in enumerate((*SAFE_CONFIG, *extra)):
             env[f"GIT_CONFIG_KEY_{i}"] = key
             env[f"GIT_CONFIG_VALUE_{i}"] = value
         return env
@@ -338,14 +351,15 @@ def _cleanup(message: str) -> str:
 
 
 def _committable(path: Path) -> bool:
-    """A regular file (or a path removed, to commit its removal); never a symlink, a device or a fifo."""
+    """A regular file (or a path removed, to commit its removal); never a symlink, a device, a fifo,
+    or a file with a second hard link (the same bytes as a file that may be outside the brain)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return True
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode)
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
 
 
 def _age(path: Path) -> float:

@@ -498,7 +498,11 @@ class Index:
 
     def rebuild_running(self) -> bool:
         rlock = FileLock(self.dir / "rebuild.lock", timeout=0)
-        if rlock.acquire(blocking=False):
+        try:
+            got = rlock.acquire(blocking=False)
+        except OSError:
+            return False  # a read-only brain: no rebuild can be running in it
+        if got:
             rlock.release()
             return False
         return True

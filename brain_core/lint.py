@@ -95,6 +95,10 @@ def commit_refusal(root: Path, rel: str) -> str | None:
         return "is a symlink"
     if not stat.S_ISREG(st.st_mode):
         return "is not a regular file"
+    if st.st_nlink > 1:
+        from .shelves import HARD_LINK
+
+        return HARD_LINK
     if is_tmp(rel.rsplit("/", 1)[-1]):
         return "is a temp file left by an interrupted write"
     shelf_file = on_shelf(rel)

@@ -118,6 +118,12 @@ def build_server(brain):
             return fn(*args, **kwargs)
         except BrainError as e:
             raise ToolError(str(e)) from None
+        except Exception as e:  # noqa: BLE001 - a full disk or a read-only brain: one sentence, not a trace
+            from .diskfail import explain, low_level_errors
+
+            if not isinstance(e, low_level_errors()):
+                raise
+            raise ToolError(str(explain(e, brain.root, "The brain's files"))) from None
 
     @server.tool(description="Search the user's memory (decisions, rules, preferences, facts), best match first. "
                              "Each hit has a confidence: strong (it answers the query), weak (only the closest "

@@ -524,9 +524,14 @@ def _hit(d: dict, score: float, explain: dict | None, now: float) -> Hit:
     return Hit(record=rec, path=d["path"], score=score, explain=explain, stale=stale)
 
 
+MAX_K = 10_000  # more than any answer reads; SQLite's LIMIT cannot take an unbounded int
+
+
 def check_query(query: Any, k: Any) -> None:
     """What every recall (live or ``--as-of``) refuses before it looks: a query that is not text, a k below 1."""
     if not isinstance(query, str):
         raise InvalidInput("The query must be text.")
     if k < 1:
         raise InvalidInput("-k must be at least 1.")
+    if k > MAX_K:
+        raise InvalidInput(f"-k must be at most {MAX_K}; ask for fewer results.")

@@ -26,6 +26,9 @@ from typing import Any, Mapping
 from .errors import InvalidInput
 
 GROUPS = ("recall", "recency", "time_sensitive", "live")
+# The router reads the first ROUTE_CHARS characters of a question (its spaces folded): what a
+# question needs is said at its start, and no pattern then costs more than this much text.
+ROUTE_CHARS = 2000
 LIVE_SOURCES = ("news", "weather")
 USER_FILE = "router.yaml"
 
@@ -62,25 +65,37 @@ class Pattern:
 
 
 class Router:
-    """Compiled patterns; :meth:`decide` is pure and cheap enough to run on every keystroke."""
+    """Compiled patterns; :meth:`decide` is pure and cheap enough to run on every keystroke.
 
-    def __init__(self, patterns: Mapping[str, Mapping[str, str]]) -> None:
+    ``user`` names the ``(group, name)`` pairs that come from a brain's own ``router.yaml``: those
+    are compiled with the linear-time engine (:func:`_compile_user`) and one that is refused is
+    skipped, its reason in :attr:`problems`, instead of stopping every answer."""
+
+    def __init__(self, patterns: Mapping[str, Mapping[str, str]], user: frozenset = frozenset()) -> None:
         compiled: dict[str, tuple[Pattern, ...]] = {}
+        problems: list[str] = []
         for group in GROUPS:
             items = []
             for name, source in (patterns.get(group) or {}).items():
                 if source is None:
                     continue
-                items.append(Pattern(group, name, _compile(group, name, source)))
+                if (group, name) not in user:
+                    items.append(Pattern(group, name, _compile(group, name, source)))
+                    continue
+                try:
+                    items.append(Pattern(group, name, _compile_user(group, name, source)))
+                except InvalidInput as e:
+                    problems.append(f"{e} It is skipped.")
             compiled[group] = tuple(items)
         self._patterns = compiled
+        self.problems = tuple(problems)
 
     @property
     def patterns(self) -> dict[str, tuple[Pattern, ...]]:
         return dict(self._patterns)
 
     def decide(self, question: str) -> Route:
-        q = " ".join((question or "").split())
+        q = " ".join((question or "")[:ROUTE_CHARS * 4].split())[:ROUTE_CHARS]
         fired: list[str] = []
 
         def hits(group: str) -> list[Pattern]:
@@ -115,6 +130,42 @@ def _compile(group: str, name: str, source: Any) -> re.Pattern:
         return re.compile(source, re.IGNORECASE)
     except re.error as e:
         raise InvalidInput(f"Router pattern {group}:{name} is not a valid regular expression ({e}); fix router.yaml.") from e
+
+
+# A group repeated that itself holds a repeat, e.g. (\w+\s?)*: Python's engine can take for ever on it.
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*(?<!\\)[*+}](?:[^()\\]|\\.)*\)[*+{]")
+
+
+def _re2():
+    try:
+        import re2
+    except ImportError:  # google-re2 is a dependency; without it Python's engine with a check
+        return None
+    return re2
+
+
+def _compile_user(group: str, name: str, source: Any):
+    """A pattern from the brain's own router.yaml: it is synced with the brain, so one written for
+    another machine (or by someone else) must never hang an answer. With google-re2 it runs in
+    time linear in the question; re2 does not run lookarounds or backreferences, so a pattern with
+    them is refused with that reason. Without re2, a pattern that repeats a repeat is refused."""
+    _compile(group, name, source)  # the same checks of its name and syntax
+    engine = _re2()
+    if engine is None:
+        if _NESTED_REPEAT.search(source):
+            raise InvalidInput(f"Router pattern {group}:{name} in router.yaml repeats a group that itself repeats "
+                               f"(like (\\w+\\s?)*), which can take for ever on a long question; rewrite it.")
+        return re.compile(source, re.IGNORECASE)
+    options = engine.Options()
+    options.case_sensitive = False
+    options.log_errors = False
+    options.max_mem = 8 << 20
+    try:
+        return engine.compile(source, options)
+    except engine.error as e:
+        why = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+        raise InvalidInput(f"Router pattern {group}:{name} in router.yaml cannot run in linear time ({why}): "
+                           "rewrite it without lookarounds or backreferences.") from None
 
 
 def merge(base: Mapping[str, Mapping[str, Any]], over: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -158,19 +209,43 @@ def read_user_patterns(brain_root: Path | None) -> dict[str, Any] | None:
         return None
     import yaml
 
+    from . import yamlsafe
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlsafe.load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise InvalidInput(f"{path} cannot be read as YAML ({e.__class__.__name__}); fix or delete it.") from e
+        raise InvalidInput(f"{path} cannot be read as YAML ({yamlsafe.where(e)}); fix or delete it.") from e
     return data or None
 
 
-def load_router(brain_root: Path | None = None) -> Router:
-    """The default router, with the brain's ``router.yaml`` laid over it when there is one."""
-    user = read_user_patterns(brain_root)
-    if not user:
-        return _default_router()
-    return Router(merge(default_patterns(), user))
+def load_router(brain_root: Path | None = None, notice=None) -> Router:
+    """The default router, with the brain's ``router.yaml`` laid over it when there is one.
+
+    What is wrong in that file is reported through ``notice`` (stderr by default) and skipped: a
+    bad pattern alone, a file that cannot be read or has the wrong shape whole; the defaults keep
+    routing, and the router's :attr:`~Router.problems` lists what was skipped."""
+    notice = notice or _warn
+    try:
+        user = read_user_patterns(brain_root)
+        if not user:
+            return _default_router()
+        merged = merge(default_patterns(), user)
+    except InvalidInput as e:
+        notice(f"{e} Until then only the default patterns route.")
+        router = Router(default_patterns())
+        router.problems = (str(e),)
+        return router
+    names = frozenset((g, str(n)) for g, items in user.items() if isinstance(items, Mapping) for n in items)
+    router = Router(merged, user=names)
+    for problem in router.problems:
+        notice(problem)
+    return router
+
+
+def _warn(message: str) -> None:
+    import sys
+
+    print(f"aida: warning: {message}", file=sys.stderr)
 
 
 def route(question: str, brain_root: Path | None = None) -> Route:

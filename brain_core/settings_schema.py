@@ -319,6 +319,12 @@ def check(key: str, value: Any) -> Any:
             return value
         if isinstance(value, (dict, list, bool)):
             raise BadSetting(f"{key} is {value!r}, which is not text.")
+        if key in ("tray.hotkeys.recall", "tray.hotkeys.ptt"):
+            from .shortcut import problem
+
+            why = problem(str(value))
+            if why:
+                raise BadSetting(f"{key} is {value!r}, which is not a usable shortcut: {why}.")
         return str(value)
     if s.kind == "list":
         if isinstance(value, str):

@@ -150,6 +150,10 @@ def dir_mtimes(root: Path) -> dict[str, int]:
     return out
 
 
+HARD_LINK = ("has more than one hard link (the same file as one elsewhere, maybe outside the brain); "
+             "copy it (cp) to keep it, skipped")
+
+
 def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], list[Problem]]:
     """The shelf files under ``root`` (or only in the leaf folders ``dirs``), and what was skipped."""
     files: list[FileInfo] = []
@@ -181,6 +185,9 @@ def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], lis
                 except FileNotFoundError:
                     continue
                 if not e.is_file(follow_symlinks=False):
+                    continue
+                if st.st_nlink > 1:  # a hard link: the same bytes as a file that may be outside the brain
+                    problems.append(Problem(rel, HARD_LINK))
                     continue
                 if st.st_size > MAX_FILE_BYTES:
                     problems.append(Problem(rel, f"is {st.st_size // 1000} kB, over the {MAX_FILE_BYTES // 1000} kB "
@@ -230,10 +237,12 @@ def _knowledge_record(rel: str, data: bytes) -> Record:
             raise MalformedRecord(rel, "front matter opened with --- is never closed")
         import yaml
 
+        from . import yamlsafe
+
         try:
-            meta = yaml.safe_load(text[3:end]) or {}
+            meta = yamlsafe.load(text[3:end]) or {}
         except yaml.YAMLError as e:
-            raise MalformedRecord(rel, f"front matter is not valid YAML ({e.__class__.__name__})") from None
+            raise MalformedRecord(rel, f"front matter is not valid YAML ({yamlsafe.where(e)})") from None
         if not isinstance(meta, dict):
             raise MalformedRecord(rel, "front matter is not a mapping")
         body = text[end + 4:].lstrip("\n")

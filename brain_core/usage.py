@@ -48,14 +48,14 @@ class Usage:
                 q = "SELECT path, uses, last FROM usage WHERE path IN (%s)" % ",".join("?" * len(chunk))
                 out.update({p: (u, t) for p, u, t in conn.execute(q, chunk)})
             return out
-        except dbmod.database_errors():
+        except (OSError, *dbmod.database_errors()):  # read-only brain: no use known, none noted
             return {}  # usage is advisory: a damaged file means "no usage known"
 
     def reasons(self, path: str) -> dict[str, int]:
         """How many uses of each kind one record had (``{"cited": 3, "copied": 1}``)."""
         try:
             return dict(self._c().execute("SELECT why, n FROM reasons WHERE path = ?", [path]).fetchall())
-        except dbmod.database_errors():
+        except (OSError, *dbmod.database_errors()):
             return {}
 
     def bump(self, paths: list[str], when: float | None = None, why: str = "cited") -> None:
@@ -71,7 +71,7 @@ class Usage:
             conn.executemany("INSERT INTO reasons VALUES(?, ?, 1) ON CONFLICT(path, why) DO UPDATE SET n = n + 1",
                              [(p, why) for p in paths])
             conn.execute("COMMIT")
-        except dbmod.database_errors():
+        except (OSError, *dbmod.database_errors()):
             try:
                 self._conn.execute("ROLLBACK")
             except Exception:  # noqa: BLE001 - nothing was open, or the file is gone

@@ -65,6 +65,23 @@ class Parser(argparse.ArgumentParser):
     prints ``usage: aida [-h] [--brain DIR] COMMAND`` for a typo in ``aida brain recall --tpye``;
     here the subcommand that met the typo reports it."""
 
+    def error(self, message):
+        """argparse's message, with the nearest command for a mistyped one ("did you mean 'recall'?")."""
+        import difflib
+        import re
+
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2))
+            close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+            nested = getattr(self, "nested", {})  # `aida recall` for `aida brain recall`
+            deeper = [f"{g} {c}" for g, cs in nested.items() for c in difflib.get_close_matches(m.group(1), cs, n=1)]
+            if close:
+                message = f"{message}; did you mean '{close[0]}'?"
+            elif deeper:
+                message = f"{message}; did you mean '{deeper[0]}'?"
+        super().error(message)
+
     def parse_known_args(self, args=None, namespace=None):
         namespace, extras = super().parse_known_args(args, namespace)
         if extras and self.prog != "aida":
@@ -85,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in MODULES:
         importlib.import_module(f"{__name__}.{name}").register(sub, groups)
     _finish(parser)
+    parser.nested = {name: list(g.choices) for name, g in groups.items()}
     return parser
 
 
@@ -125,4 +143,18 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # noqa: BLE001 - a full disk or a read-only brain met where no layer said so
+        from ..diskfail import explain, low_level_errors
+
+        if not isinstance(e, low_level_errors()):
+            raise
+        print(f"aida: {explain(e, _where(ctx), 'The command')}", file=sys.stderr)
+        return 1
     return int(rc or 0)
+
+
+def _where(ctx: Context) -> Path:
+    try:
+        return ctx.brain_path()
+    except BrainError:
+        return Path.cwd()

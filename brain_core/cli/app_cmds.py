@@ -63,7 +63,11 @@ def cmd_tray(args, ctx) -> int:
     except ImportError as e:
         raise BrainError(f"The tray app cannot load ({e}); run `make install` to install PySide6, "
                          "or use `aida demo` on a machine without a desktop.") from e
-    return run(ctx.config, ready_file=args.ready_file, hotkeys=args.hotkeys)
+    try:
+        config = ctx.config
+    except BrainError as e:  # a broken settings file: said in a dialog, not only on stderr
+        return run(None, ready_file=args.ready_file, hotkeys=args.hotkeys, config_error=e)
+    return run(config, ready_file=args.ready_file, hotkeys=args.hotkeys)
 
 
 def _send(ctx, command: str, argument: str = "") -> int:

@@ -102,6 +102,11 @@ def cmd_ask(args, ctx) -> int:
         print("\n--- run record ---")
         print(json.dumps(answer.run, ensure_ascii=False, indent=2))
     tag = " (repeat answer from the cache)" if answer.cached else ""
+    from ..runs import runs_dir
+
+    if not (runs_dir(brain.root) / f"{answer.run_id}.json").exists():
+        print("\n(this run was not recorded: the brain cannot be written here)", file=sys.stderr)
+        return 0
     print(f"\nrun {answer.run_id}{tag}: `aida feedback up|down {answer.run_id} [--why TEXT]`", file=sys.stderr)
     return 0
 

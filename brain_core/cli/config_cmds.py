@@ -135,6 +135,10 @@ def cmd_set(args, ctx) -> int:
     except yaml.YAMLError:
         value = args.value
     value = check(key, value)  # BadSetting (exit 2): unknown key with the nearest names, or a bad value
+    if key == "brain" and isinstance(value, str) and value:
+        from ..fsutil import absolute
+
+        value = str(absolute(value))  # `aida config set brain notes` means ./notes, wherever it is read from
     cfg = _load()
     if value is None:
         _unset(cfg.data, key.split("."))

@@ -269,8 +269,10 @@ def front_matter(text: str) -> tuple[dict, str]:
         return {}, text
     import yaml
 
+    from .. import yamlsafe
+
     try:
-        meta = yaml.safe_load(m.group(1)) or {}
+        meta = yamlsafe.load(m.group(1)) or {}
     except yaml.YAMLError:
         return {}, text
     return (meta if isinstance(meta, dict) else {}), text[m.end():]

@@ -24,7 +24,7 @@ from .distill import distill, make_key
 from .guard import standing_order
 from .sources import NAMES, get, guess
 from .trim import HEAD, TAIL, trim
-from .watermark import Clock, Watermark, check, quiet_seconds, system_clock
+from .watermark import Clock, Watermark, adopt, check, quiet_seconds, system_clock
 
 _DEFAULT = object()
 AGENT_SNIPPET = 600  # characters of an agent's reply kept when a long session is bounded for a model
@@ -192,6 +192,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             src = get(tool, roots.get(tool))
             wm = marks.setdefault(tool, Watermark.load(brain, tool))
             for sf in src.files():
+                adopt(wm, sf)  # a session a damaged watermark lost, found again in the records
                 due = check(wm, sf, now=now, quiet_s=quiet_s, ignore_quiet=ignore_quiet)
                 why = exclusions.why(sf) if due.due else None
                 if why:
@@ -201,6 +202,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
                 else:
                     skip(due.reason)
 
+    saved: set[str] = set()
     for tool, items in plan.items():
         src = get(tool, roots.get(tool))
         wm = marks.setdefault(tool, Watermark.load(brain, tool))
@@ -217,6 +219,15 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
         if harvested:
             n = len(harvested)
             wm.save(brain, f"harvest: {tool} watermark ({n} session{'s' if n != 1 else ''})")
+            saved.add(tool)
+    for tool, wm in marks.items():
+        if wm.problem is None:
+            continue
+        result.notes.append(f"harvest/{tool}.json was damaged ({wm.problem}); it was rebuilt from the records' "
+                            f"sources ({len(wm.sessions)} session{'s' if len(wm.sessions) != 1 else ''}), so no "
+                            "session is harvested twice.")
+        if not result.dry_run and tool not in saved:
+            wm.save(brain, f"harvest: {tool} watermark rebuilt from the records")
 
     if run.result.calls and not result.fallback and not result.dry_run:
         from ..llm.agent_cli import AgentCLI, record_status

@@ -46,24 +46,36 @@ class Watermark:
     def relpath(self) -> str:
         return f"harvest/{self.tool}.json"
 
+    problem: str | None = None  # why the stored file was refused (then the sessions were rebuilt)
+
     @classmethod
     def load(cls, brain, tool: str) -> "Watermark":
-        """The stored watermark, or an empty one (a damaged file is treated as empty: the worst
-        case is a second harvest, which supersedes by key and writes nothing new)."""
+        """The stored watermark, or an empty one when there is none. A damaged file (not JSON, or
+        one malformed value) is reported in ``problem`` and treated as absent: its sessions are rebuilt
+        from the records' sources (:func:`rebuilt`), the sound entries kept, so no session is
+        harvested twice."""
         text = brain.read_text(f"harvest/{tool}.json")
         if not text:
             return cls(tool)
         try:
             data = json.loads(text)
-        except ValueError:
-            return cls(tool)
-        if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
-            return cls(tool)
-        sessions = {str(k): v for k, v in data["sessions"].items() if isinstance(v, dict)}
-        for v in sessions.values():  # migrate: absolute home paths written before
-            if isinstance(v.get("path"), str):
+            problem = malformed(data)
+        except ValueError as e:
+            data, problem = None, f"it is not JSON ({e.__class__.__name__})"
+        if problem is None:
+            sessions = {str(k): v for k, v in data["sessions"].items()}
+            for v in sessions.values():  # migrate: absolute home paths written before
+                if isinstance(v.get("path"), str):
+                    v["path"] = portable(v["path"])
+            return cls(tool, sessions, data.get("through"))
+        sessions = rebuilt(brain, tool)  # what the records say, with the entries that are still sound
+        good = data.get("sessions") if isinstance(data, dict) and isinstance(data.get("sessions"), dict) else {}
+        sessions.update({str(k): v for k, v in good.items() if entry_problem(k, v) is None})
+        for v in sessions.values():
+            if isinstance(v, dict) and isinstance(v.get("path"), str):
                 v["path"] = portable(v["path"])
-        return cls(tool, sessions, data.get("through"))
+        through = data.get("through") if isinstance(data, dict) and isinstance(data.get("through"), str) else None
+        return cls(tool, sessions, through, problem)
 
     def to_json(self) -> str:
         data = {"version": VERSION, "tool": self.tool, "through": self.through, "sessions": self.sessions}
@@ -97,6 +109,55 @@ class Watermark:
         self.sessions[sf.id] = entry
         if self.through is None or iso(sf.mtime) > self.through:
             self.through = iso(sf.mtime)
+
+
+def malformed(data) -> str | None:
+    """What is wrong with a parsed watermark file, in a few words, or None."""
+    if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
+        return "it has no sessions mapping"
+    if data.get("through") is not None and not isinstance(data["through"], str):
+        return f"through is {data['through']!r}, not a time"
+    return next(filter(None, (entry_problem(sid, e) for sid, e in data["sessions"].items())), None)
+
+
+def entry_problem(sid, entry) -> str | None:
+    if not isinstance(entry, dict):
+        return f"session {sid} is {entry!r}, not a mapping"
+    size = entry.get("size", 0)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        return f"session {sid} has size {size!r}, not a byte count"
+    if entry.get("path") is not None and not isinstance(entry["path"], str):
+        return f"session {sid} has path {entry['path']!r}, not a path"
+    for key in ("mtime", "harvested"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            return f"session {sid} has {key} {entry[key]!r}, not a time"
+    records = entry.get("records", [])
+    if not isinstance(records, list) or not all(isinstance(r, str) for r in records):
+        return f"session {sid} has records {records!r}, not a list of paths"
+    return None
+
+
+def rebuilt(brain, tool: str) -> dict[str, dict]:
+    """The sessions of ``tool`` that records in the brain came from (their ``source``, and the
+    sources linked into a record), each marked ``rebuilt``: the sweep takes the file's present size
+    as harvested (:func:`adopt`), so a session is harvested again only when it grows."""
+    prefix = f"{tool}:session:"
+    sessions: dict[str, dict] = {}
+    for rel, rec in brain.records():
+        linked = rec.extra.get("sources") if isinstance(rec.extra.get("sources"), list) else []
+        for source in [rec.source, *(s.get("source") for s in linked if isinstance(s, dict))]:
+            if isinstance(source, str) and source.startswith(prefix):
+                entry = sessions.setdefault(source[len(prefix):], {"size": 0, "rebuilt": True, "records": []})
+                entry["records"] = sorted({*entry["records"], rel})
+    return sessions
+
+
+def adopt(wm: Watermark, sf: SessionFile) -> None:
+    """A session rebuilt from the records counts as harvested at the size its file has now."""
+    known = wm.sessions.get(sf.id)
+    if known is not None and known.get("rebuilt"):
+        known.pop("rebuilt")
+        known.update(path=portable(sf.path), size=sf.size, mtime=iso(sf.mtime))
 
 
 @dataclass(frozen=True)

@@ -164,8 +164,10 @@ def split_front_matter(text: str) -> tuple[dict, str]:
         return {}, text
     import yaml
 
+    from .. import yamlsafe
+
     try:
-        meta = yaml.safe_load(text[3:end]) or {}
+        meta = yamlsafe.load(text[3:end]) or {}
     except yaml.YAMLError:
         return {}, text
     if not isinstance(meta, dict):

@@ -81,9 +81,11 @@ class SoundDeviceSource:
         try:
             info = sd.query_devices(self.device, kind="input")
         except self._errors() as e:
-            raise AudioError(f"No microphone was found ({_reason(e)}); plug one in or choose another in the settings.") from e
+            raise AudioError(f"No microphone was found ({_reason(e)}); plug one in, or choose another under "
+                             f"Settings > Voice > Microphone (or `aida config set voice.input_device NAME`).") from e
         if not info or int(info.get("max_input_channels", 0)) < 1:
-            raise AudioError("The chosen audio device cannot record; choose a microphone in the settings.")
+            raise AudioError("The chosen audio device cannot record; choose a microphone under Settings > Voice > "
+                             "Microphone (or `aida config set voice.input_device NAME`).")
 
     def available(self) -> bool:
         try:

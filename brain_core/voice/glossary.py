@@ -125,10 +125,12 @@ def parse_glossary(text: str | None, where: str = GLOSSARY_FILE) -> Glossary:
     """A :class:`Glossary` from YAML text; empty text is an empty glossary."""
     import yaml
 
+    from .. import yamlsafe
+
     if not text or not text.strip():
         return Glossary()
     try:
-        data = yaml.safe_load(text)
+        data = yamlsafe.load(text)
     except yaml.YAMLError as e:
         raise BrainError(f"{where} is not valid YAML ({_first_line(e)}); fix the file or delete it.") from e
     if data is None:
