@@ -46,7 +46,7 @@ _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 _OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
 _REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
-                     r"|\b(?:switch|migrat)\w*\s+(?:\w+\s+){0,3}?(?:from|off)\b"
+                     r"|\b(?:switch|migrat)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
@@ -347,3 +347,433 @@ def disagreement(a: str, b: str) -> str | None:
                        "in the other"
     return None
 
+
+
+# -- conflicts between records ----------------------------------------------------------------------------
+
+SUBJECT = 0.5       # cosine: two records at one key from two profiles are about one subject above this
+CHOSEN = "chosen_over"  # a record's field: the records the user kept it over (``consolidate --keep``)
+AGENTS = {"claude": "Claude", "codex": "Codex", "gemini": "Gemini", "me": "You"}
+MONTHS = ("January February March April May June July August September October November December").split()
+
+
+@dataclass(frozen=True)
+class Side:
+    path: str
+    record: Any
+
+    def to_json(self) -> dict:
+        r = self.record
+        return {"path": self.path, "profile": r.profile, "key": r.key, "created": r.created, "source": r.source,
+                "body": r.body}
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two records on one subject that disagree; ``sides[0]`` stands (the user's choice, else the newer)."""
+
+    sides: tuple[Side, Side]
+    why: str
+    chosen: bool = False   # the user chose sides[0] with ``aida brain consolidate --keep``
+
+    @property
+    def paths(self) -> tuple[str, str]:
+        return self.sides[0].path, self.sides[1].path
+
+    def to_json(self) -> dict:
+        return {"stands": self.sides[0].to_json(), "other": self.sides[1].to_json(), "why": self.why,
+                "chosen_by_user": self.chosen, "line": conflict_line(self.sides[0].record, self.sides[1].record)}
+
+
+def _ts(rec) -> float:
+    dt = getattr(rec, "created_dt", None)
+    return dt.timestamp() if dt else 0.0
+
+
+def chosen_over(rec) -> set:
+    got = (getattr(rec, "extra", None) or {}).get(CHOSEN)
+    return {c.get("path") for c in got if isinstance(c, dict)} if isinstance(got, list) else set()
+
+
+def standing(a: Side, b: Side) -> tuple[Side, Side, bool]:
+    """``(stands, other, chosen)``: the one the user kept, else the newer (a tie: the first)."""
+    if b.path in chosen_over(a.record):
+        return a, b, True
+    if a.path in chosen_over(b.record):
+        return b, a, True
+    return (b, a, False) if _ts(b.record) > _ts(a.record) else (a, b, False)
+
+
+def disagree(a: str, b: str, cosine: float | None, same_key: bool) -> str | None:
+    """Why two record bodies on one subject disagree, or None (unrelated, or saying the same)."""
+    from .dedupe import COSINE, OVERLAP, compare
+
+    if " ".join(a.lower().split()) == " ".join(b.lower().split()):
+        return None
+    ev = compare(a, b, cosine)
+    if ev.conflict is None or ev.conflict == "no content words":
+        return None
+    if same_key:
+        return ev.conflict if cosine is None or cosine >= SUBJECT else None
+    return ev.conflict if cosine is not None and cosine >= COSINE and ev.overlap >= OVERLAP else None
+
+
+def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:
+    """Every pair of durable records that disagree: the same key from two profiles, or records as close
+    as near-duplicates whose names, numbers, order or negation disagree."""
+    import numpy as np
+
+    from .lifecycle.common import load_docs, vectors
+
+    docs = docs if docs is not None else load_docs(brain, ("memories",))
+    if len(docs) < 2:
+        return []
+    vecs = vectors(brain, docs)
+    found: dict[tuple[str, str], Conflict] = {}
+
+    def consider(i: int, j: int, same_key: bool) -> None:
+        a, b = docs[i], docs[j]
+        pair = tuple(sorted((a.path, b.path)))
+        if pair in found or a.path == b.path:
+            return
+        why = disagree(a.record.body, b.record.body, float(vecs[i] @ vecs[j]), same_key)
+        if why:
+            first, second, chosen = standing(Side(a.path, a.record), Side(b.path, b.record))
+            found[pair] = Conflict((first, second), why, chosen)
+
+    by_key: dict[str, list[int]] = {}
+    for i, d in enumerate(docs):
+        by_key.setdefault(d.record.key, []).append(i)
+    for members in by_key.values():
+        for x, i in enumerate(members):
+            for j in members[x + 1:]:
+                if docs[i].record.profile != docs[j].record.profile:
+                    consider(i, j, True)
+    from .dedupe import COSINE
+
+    for start in range(0, len(docs), 512):
+        sims = vecs[start:start + 512] @ vecs.T
+        for r in range(sims.shape[0]):
+            i = start + r
+            row = sims[r]
+            row[i] = -1.0
+            above = np.flatnonzero(row >= COSINE - 1e-6)
+            if len(above) > neighbours:
+                above = above[np.argpartition(-row[above], neighbours)[:neighbours]]
+            for j in above.tolist():
+                consider(min(i, j), max(i, j), False)
+    return sorted(found.values(), key=lambda c: c.paths)
+
+
+def choose(brain, keep: str) -> Conflict:
+    """The user's choice: the record at ``keep`` stands over the records it disagrees with. Written
+    in its file (``chosen_over``), so answers lead with it; nothing is merged or moved."""
+    from .errors import InvalidInput
+    from .fsutil import atomic_write_bytes
+    from .records import now_iso
+    from .sync import require_writer
+
+    require_writer(brain.config, "consolidate records")
+    mine = [c for c in find_conflicts(brain) if keep in c.paths]
+    if not mine:
+        raise InvalidInput(f"{keep} is not part of a listed conflict; run `aida brain lint` to see them.")
+    with brain.lock():
+        brain.git.ensure_writable()
+        rec = brain.get(keep)
+        others = [c.sides[1].path if c.sides[0].path == keep else c.sides[0].path for c in mine]
+        kept = [c for c in (rec.extra.get(CHOSEN) or []) if isinstance(c, dict) and c.get("path") not in others]
+        rec.extra[CHOSEN] = kept + [{"path": p, "at": now_iso()} for p in others]
+        touched = [keep]
+        data = rec.to_json().encode("utf-8")
+        atomic_write_bytes(brain.root / keep, data)
+        brain.index.upsert_file(keep, data)
+        for p in others:  # a choice the other way round, made earlier, no longer holds
+            other = brain.get(p)
+            if keep in chosen_over(other):
+                other.extra[CHOSEN] = [c for c in other.extra[CHOSEN] if c.get("path") != keep]
+                if not other.extra[CHOSEN]:
+                    other.extra.pop(CHOSEN)
+                data = other.to_json().encode("utf-8")
+                atomic_write_bytes(brain.root / p, data)
+                brain.index.upsert_file(p, data)
+                touched.append(p)
+        brain.git.commit(touched, f"consolidate: keep {keep} over {', '.join(others)}")
+    return next(c for c in find_conflicts(brain) if keep in c.paths)
+
+
+# -- in answers ------------------------------------------------------------------------------------------------
+
+
+def who(rec) -> str:
+    p = str(getattr(rec, "profile", "") or "me")
+    return AGENTS.get(p, p)
+
+
+def _when(rec, other) -> str:
+    a, b = getattr(rec, "created_dt", None), getattr(other, "created_dt", None)
+    if a is None:
+        return str(getattr(rec, "created", ""))[:10]
+    month = MONTHS[a.month - 1]
+    if b is not None and (a.year, a.month) == (b.year, b.month):
+        if a.day == b.day:
+            return f"{a.day} {month} {a:%H:%M}"
+        return f"{a.day} {month}"
+    return month if b is None or a.year == b.year else f"{month} {a.year}"
+
+
+def gist(rec, other) -> str:
+    """What ``rec`` says that ``other`` does not, short: its own names ("Redis"), else its first sentence."""
+    from .lifecycle.common import first_sentence
+
+    sa, sb = shape(rec.body), shape(other.body)
+    mine = [t for t in sa.toks if t.canon in sa.affirmed and (t.name or t.unknown)
+            and t.canon not in sb.affirmed]
+    words = list(dict.fromkeys(t.raw for t in mine))
+    if words and len(words) <= 3:
+        return ", ".join(words)
+    return first_sentence(rec.body, 80)
+
+
+def conflict_line(stands, other) -> str:
+    """"Two of your records disagree: Codex (June): Memcached; Claude (March): Redis." (the standing one first)."""
+    return (f"Two of your records disagree: {who(stands)} ({_when(stands, other)}): {gist(stands, other)}; "
+            f"{who(other)} ({_when(other, stands)}): {gist(other, stands)}.")
+
+
+def mark_hits(hits: list, brain) -> list:
+    """Each hit that disagrees with another hit, or with a record at its key from another profile,
+    gets ``disagrees`` (the other records, each with ``stands``); the standing one is moved before
+    the others it disagrees with."""
+    import dataclasses
+
+    import numpy as np
+
+    from .dedupe import stored_vectors
+
+    if not hits:
+        return hits
+    index = getattr(brain, "index", None)
+    vecs = stored_vectors(index, [h.path for h in hits]) if index is not None else {}
+    side_of = {h.path: Side(h.path, h.record) for h in hits}
+    rivals: dict[str, list[tuple[Side, str]]] = {h.path: [] for h in hits}
+    for i, h in enumerate(hits):
+        for g in hits[i + 1:]:
+            if not h.path.startswith("memories/") or not g.path.startswith("memories/"):
+                continue
+            va, vb = vecs.get(h.path), vecs.get(g.path)
+            cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
+            why = disagree(h.record.body, g.record.body, cos, h.record.key == g.record.key
+                           and h.record.profile != g.record.profile)
+            if why:
+                rivals[h.path].append((side_of[g.path], why))
+                rivals[g.path].append((side_of[h.path], why))
+        for side in _same_key_elsewhere(brain, h):
+            if side.path not in side_of and disagree(h.record.body, side.record.body, None, True):
+                rivals[h.path].append((side, "the same key from another profile"))
+    if not any(rivals.values()):
+        return hits
+    out = []
+    for h in hits:
+        marks = []
+        for other, why in rivals[h.path]:
+            mine = Side(h.path, _from_file(brain, h))  # the user's choice is in the file, not the catalog row
+            if other.path in side_of:
+                other = Side(other.path, _from_file(brain, next(x for x in hits if x.path == other.path)))
+            first, _, chosen = standing(mine, other)
+            marks.append({**other.to_json(), "why": why, "stands": first.path == other.path, "chosen": chosen})
+        out.append(dataclasses.replace(h, disagrees=marks) if marks else h)
+    # the standing record first: a superseded one moves after the record that stands over it
+    order = list(out)
+    for h in out:
+        for m in h.disagrees if getattr(h, "disagrees", None) else ():
+            if m["stands"]:
+                pos = {x.path: k for k, x in enumerate(order)}
+                if m["path"] in pos and pos[m["path"]] > pos[h.path]:
+                    winner = order.pop(pos[m["path"]])
+                    order.insert(pos[h.path], winner)
+    return order
+
+
+def _from_file(brain, hit):
+    try:
+        return brain.get(hit.path)
+    except Exception:  # noqa: BLE001 - the catalog's copy will do
+        return hit.record
+
+
+def _same_key_elsewhere(brain, hit) -> list[Side]:
+    """The records at the hit's key under the other profiles (``memories/*/<key>.json``)."""
+    from .records import Record
+
+    root = Path(getattr(brain, "root", "."))
+    if not hit.path.startswith("memories/"):
+        return []
+    out = []
+    for d in sorted((root / "memories").iterdir()) if (root / "memories").is_dir() else ():
+        rel = f"memories/{d.name}/{hit.record.key}.json"
+        if d.name == hit.record.profile or not (root / rel).is_file():
+            continue
+        try:
+            out.append(Side(rel, Record.from_bytes((root / rel).read_bytes(), rel)))
+        except Exception:  # noqa: BLE001 - a broken file is lint's business
+            continue
+    return out
+
+
+# -- records folded wrongly by earlier versions -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fold:
+    path: str        # the record that holds the source
+    source: dict     # the ``sources`` entry, with the words its writer said
+    why: str
+
+    @property
+    def restore_to(self) -> str:
+        return f"memories/{self.source.get('profile') or 'me'}/{self.source.get('key')}.json"
+
+
+def wrong_folds(brain, docs=None) -> list[Fold]:
+    """Sources whose own words disagree with the record that took them in (a link or a merge made
+    before the order checks)."""
+    from .dedupe import compare, linked_sources
+    from .lifecycle.common import load_docs
+
+    docs = docs if docs is not None else load_docs(brain, ("memories",))
+    out = []
+    for d in docs:
+        for s in linked_sources(d.record.extra):
+            body = s.get("body")
+            if not isinstance(body, str) or not body.strip() or not s.get("key"):
+                continue
+            why = compare(d.record.body, body).conflict
+            if why and why != "no content words":
+                out.append(Fold(d.path, s, why))
+    return out
+
+
+def split(brain, dry_run: bool = False) -> list[tuple[Fold, str]]:
+    """Restore every wrongly folded source as a record of its own, with its original key, date,
+    profile, source and id, and drop it from the record that took it in: one commit. Returns each
+    fold with what was done (``restored``, ``already there`` or ``kept: <path> holds other words``)."""
+    from .fsutil import atomic_write_bytes
+    from .records import Record
+    from .sync import require_writer
+
+    folds = wrong_folds(brain)
+    if dry_run or not folds:
+        return [(f, "would restore") for f in folds]
+    require_writer(brain.config, "split records")
+    done: list[tuple[Fold, str]] = []
+    with brain.lock():
+        brain.git.ensure_writable()
+        touched: list[str] = []
+        holders: dict[str, Any] = {}
+        for f in folds:
+            target = f.restore_to
+            holder = holders.get(f.path) or brain.get(f.path)
+            holders[f.path] = holder
+            s = f.source
+            if (brain.root / target).exists():
+                there = brain.get(target)
+                if " ".join(there.body.split()) != " ".join(s["body"].split()):
+                    done.append((f, f"kept: {target} holds other words"))
+                    continue
+                what = "already there"
+            else:
+                rec = Record(id=str(s.get("id") or holder.id), type=holder.type, key=str(s["key"]),
+                             profile=str(s.get("profile") or "me"), body=s["body"], tags=list(holder.tags),
+                             source=str(s.get("source") or ""), created=str(s.get("created") or holder.created),
+                             extra={"split_from": f.path})
+                (brain.root / target).parent.mkdir(parents=True, exist_ok=True)
+                data = rec.to_json().encode("utf-8")
+                atomic_write_bytes(brain.root / target, data)
+                brain.index.upsert_file(target, data)
+                touched.append(target)
+                what = "restored"
+            holder.extra["sources"] = [x for x in holder.extra.get("sources", []) if x is not s and x != s]
+            if not holder.extra["sources"]:
+                holder.extra.pop("sources")
+            if s.get("id") in holder.provenance:
+                holder.provenance = [p for p in holder.provenance if p != s.get("id")]
+            done.append((f, what))
+        for path, holder in holders.items():
+            data = holder.to_json().encode("utf-8")
+            atomic_write_bytes(brain.root / path, data)
+            brain.index.upsert_file(path, data)
+            touched.append(path)
+        if touched:
+            n = sum(1 for _, w in done if w == "restored")
+            brain.git.commit(touched, f"consolidate --split: {n} record(s) folded into others restored at their keys")
+    return done
+
+
+def rival(m: dict):
+    """A ``disagrees`` entry back as a record (for its words, profile and date)."""
+    from .records import Record
+
+    return Record(id="", type="fact", key=str(m.get("key") or ""), profile=str(m.get("profile") or "me"),
+                  body=str(m.get("body") or ""), source=str(m.get("source") or ""), created=str(m.get("created") or ""))
+
+
+def answer_notes(hits: Sequence) -> tuple[list[str], dict[str, str]]:
+    """For the offline answer: the "Two of your records disagree" lines, and for each superseded hit
+    what supersedes it ("superseded by Codex's record of June")."""
+    lines, superseded = [], {}
+    for h in hits:
+        for m in getattr(h, "disagrees", None) or ():
+            other = rival(m)
+            if m.get("stands"):
+                how = "your choice" if m.get("chosen") else "newer"
+                superseded.setdefault(h.path, f"superseded by {who(other)}'s record of {_when(other, h.record)}, "
+                                              f"{how}")
+            else:
+                lines.append(conflict_line(h.record, other))
+    return list(dict.fromkeys(lines)), superseded
+
+
+def prompt_notes(hits: Sequence) -> str:
+    """For the LLM: which numbered records disagree and which one stands ("" when none do)."""
+    num = {h.path: i for i, h in enumerate(hits, 1)}
+    out = []
+    for h in hits:
+        for m in getattr(h, "disagrees", None) or ():
+            how = "the user chose it" if m.get("chosen") else "it is newer"
+            if m["path"] not in num:
+                rival = f"{AGENTS.get(m['profile'], m['profile'])}, {str(m['created'])[:10]}"
+                out.append(f"- [{num[h.path]}] ({who(h.record)}, {str(h.record.created)[:10]}) disagrees with a record "
+                           f"not listed ({rival}): {m['body'][:300]}; "
+                           + (f"that one stands, as {how}." if m.get("stands") else f"[{num[h.path]}] stands, as {how}."))
+                continue
+            if m.get("stands"):
+                continue
+            out.append(f"- [{num[h.path]}] ({who(h.record)}, {str(h.record.created)[:10]}) stands over "
+                       f"[{num[m['path']]}] ({AGENTS.get(m['profile'], m['profile'])}, {str(m['created'])[:10]}), "
+                       f"as {how}; [{num[m['path']]}] is superseded.")
+    if not out:
+        return ""
+    return ("\n\nRecords that disagree (say so, lead with the one that stands, and name the other as "
+            "superseded):\n" + "\n".join(out))
+
+
+def lint_conflicts(brain, notices: list | None) -> list:
+    """For ``aida brain lint``: a problem for each source folded into a record whose words it
+    contradicts (``consolidate --split`` restores it); a notice for each pair of records that disagree."""
+    from .shelves import Problem
+
+    try:
+        folds = wrong_folds(brain)
+        conflicts = find_conflicts(brain) if notices is not None else []
+    except Exception:  # noqa: BLE001 - a broken catalog is reported by lint itself
+        return []
+    problems = [Problem(f.path, f"holds {f.source.get('profile') or 'me'}/{f.source.get('key')} as a source, but its "
+                                f"words disagree ({f.why}); `aida brain consolidate --split` restores it at "
+                                f"{f.restore_to}") for f in folds]
+    if notices is not None:
+        for c in conflicts:
+            first, second = c.sides
+            how = "you chose it" if c.chosen else "the newer"
+            notices.append(Problem(second.path, f"disagrees with {first.path} ({c.why}); {first.path} stands ({how}); "
+                                                "`aida brain consolidate --keep PATH` chooses"))
+    return problems
