@@ -53,7 +53,8 @@ _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|
                           re.I)
 _PREFER_OVER = re.compile(r"\b(?:prefer\w*|chose|choose|chosen|pick\w*|favou?r\w*)\b[^.;!?\n]*?\bover\b" + _OBJECT,
                           re.I)
-BINDERS = frozenset("from to into onto before after over under than by then above below against vs versus "
+_OWNED_ROLE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:is|was|are|were)\s+([^\W\d_][\w-]*)'s\s+([a-z][\w-]*)\b")
+BINDERS = frozenset("on from to into onto before after over under than by then above below against vs versus "
                     "instead rather until".split())
 OPPOSITES = (("before", "after"), ("from", "to"), ("above", "below"), ("over", "under"), ("first", "last"),
              ("earlier", "later"), ("more", "less"), ("higher", "lower"), ("upgrade", "downgra"),
@@ -119,7 +120,7 @@ def shape(text: str) -> Shape:
     from .dedupe import _vocab
     from .recall import STOPWORDS
 
-    text = text or ""
+    text = _OWNED_ROLE.sub(r"\1 \3 \2", text or "")  # "Owen is Siobhan's mentor": Owen mentors Siobhan
     vocab = _vocab()
     rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
@@ -139,7 +140,7 @@ def shape(text: str) -> Shape:
             first = False
             if low in _DROP or (low in STOPWORDS and low not in BINDERS):
                 continue
-            c = low if low in BINDERS else _canon(raw)
+            c = ("before" if low == "then" else low) if low in BINDERS else _canon(raw)  # "X, then Y": X before Y
             if not c:
                 continue
             binder = low in BINDERS
@@ -224,6 +225,29 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> 
                         return x, w, y
                 elif between(pa, x, w, y) and between(pb, y, w, x) and not clause_moved(x, w, y):
                     return x, w, y
+    return None
+
+
+def _local_substitution(sa: Shape, sb: Shape, words_a: set, words_b: set, strong: set) -> tuple[str, str] | None:
+    """A capitalised word in one text where the other has another capitalised word, next to the same
+    word ("the Austin office" / "the Denver office"), one of them a name for sure."""
+    def around(sh: Shape, theirs: set) -> dict[str, tuple[set, str]]:
+        out = {}
+        toks = sh.toks
+        for i, t in enumerate(toks):
+            if t.binder or not (t.name or t.initial or t.unknown) or any(
+                    t.canon == o or (min(len(t.canon), len(o)) >= 5 and t.canon[:5] == o[:5]) for o in theirs):
+                continue
+            near = {o.canon for o in (toks[i - 1] if i else None, toks[i + 1] if i + 1 < len(toks) else None)
+                    if o is not None and o.sent == t.sent and o.canon in theirs}
+            out[t.canon] = (near, t.raw)
+        return out
+
+    xa, xb = around(sa, words_b), around(sb, words_a)
+    for x, (near_x, raw_x) in xa.items():
+        for y, (near_y, raw_y) in xb.items():
+            if (x in strong or y in strong) and near_x & near_y:
+                return raw_x, raw_y
     return None
 
 
@@ -320,6 +344,9 @@ def disagreement(a: str, b: str) -> str | None:
         diff = [(x, y) for x, y in zip(seq_a, seq_b) if x.canon != y.canon]
         if diff and all(x.canon not in words_b and y.canon not in words_a for x, y in diff) and all((x.name or x.initial or x.unknown) and (y.name or y.initial or y.unknown) for x, y in diff):
             return f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other"
+    swap = _local_substitution(sa, sb, words_a, words_b, strong)
+    if swap:
+        return f"{swap[0]} in one, {swap[1]} in the other"
     shared = words_a & words_b
     own_a = {t.canon for t in sa.toks if t.owner} & shared & names
     own_b = {t.canon for t in sb.toks if t.owner} & shared & names
