@@ -135,7 +135,7 @@ def roles(rev: str, show: str = "cal") -> None:
         for split in ("cal", "held"):
             s = score([p for p in pairs if p["split"] == split], lambda p: p[name])
             print(f"{name:<34} {split:<6} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['fp']:>12} {s['fn']:>4}")
-    kinds = sorted({p["kind"] for p in pairs})
+    kinds = sorted({p["kind"] for p in pairs if p["split"] == "held"})
     print("\nheld-out pairs judged right, by kind (before -> after): " + ", ".join(
         f"{k} {sum(p[f'before ({rev})'] == p['dup'] for p in pairs if p['kind'] == k and p['split'] == 'held')}"
         f"->{sum(p['after (this tree)'] == p['dup'] for p in pairs if p['kind'] == k and p['split'] == 'held')}"
