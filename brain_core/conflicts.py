@@ -379,6 +379,8 @@ def disagreement(a: str, b: str) -> str | None:
 # -- conflicts between records ----------------------------------------------------------------------------
 
 SUBJECT = 0.5       # cosine: two records at one key from two profiles are about one subject above this
+NEAR = 0.8          # cosine: two records at different keys are about one subject above this ...
+SAME_WORDS = 0.7    # ... and when this share of their content words is the same
 CHOSEN = "chosen_over"  # a record's field: the records the user kept it over (``consolidate --keep``)
 AGENTS = {"claude": "Claude", "codex": "Codex", "gemini": "Gemini", "me": "You"}
 MONTHS = ("January February March April May June July August September October November December").split()
@@ -440,9 +442,33 @@ def disagree(a: str, b: str, cosine: float | None, same_key: bool) -> str | None
     ev = compare(a, b, cosine)
     if ev.conflict is None or ev.conflict == "no content words":
         return None
+    if ev.conflict.startswith("different numbers"):
+        from .dedupe import terms
+
+        ids = _ids(a) | _ids(b)
+        na, nb = terms(a).numbers - ids, terms(b).numbers - ids
+        if not (na and nb and na != nb):
+            return None  # "(ticket 37)" / "(ticket 383)": two tickets, two subjects
     if same_key:
         return ev.conflict if cosine is None or cosine >= SUBJECT else None
-    return ev.conflict if cosine is not None and cosine >= COSINE and ev.overlap >= OVERLAP else None
+    if cosine is None or cosine < max(COSINE, NEAR) or ev.overlap < OVERLAP:
+        return None
+    # records on one subject say the same but for what conflicts; "(ticket 969)" / "(ticket 1998)" on
+    # two records that say different things is two subjects, not a disagreement
+    from .dedupe import _matched, terms
+
+    wa, wb = terms(a).words, terms(b).words
+    same = len(_matched(wa, wb) | _matched(wb, wa)) / max(1, len(wa | wb))
+    return ev.conflict if same >= SAME_WORDS else None
+
+
+_ID = re.compile(r"(?:\b(?:ticket|issue|pr|pull request|bug|case|incident|invoice|order|run|build|commit|id)\s*#?|#)\s*(\d+)\b",
+                 re.I)
+
+
+def _ids(text: str) -> set:
+    """Numbers that name something ("ticket 37", "#412") rather than state a quantity."""
+    return set(_ID.findall(text or ""))
 
 
 def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:

@@ -175,3 +175,15 @@ def test_a_true_rewording_linked_earlier_is_no_wrong_fold(brain):
                    key="monitoring", profile="codex")
     assert not (brain.root / "memories/codex/monitoring.json").exists()  # linked, as it says the same
     assert wrong_folds(brain) == [] and find_conflicts(brain) == []
+
+
+def test_two_records_about_two_tickets_are_no_conflict(brain):
+    """Close in meaning and numbered differently, but the numbers name tickets: two subjects."""
+    brain.remember("The feature flag system mirrors config snapshots for thirty days (ticket 37).", key="flags-a",
+                   profile="gemini")
+    brain.remember("The feature flag system batches config snapshots for thirty days (ticket 383).", key="flags-b",
+                   profile="claude")
+    assert find_conflicts(brain) == []
+    notices: list = []
+    lint(brain, notices)
+    assert not [n for n in notices if "disagrees with" in n.message]
