@@ -439,6 +439,8 @@ def disagree(a: str, b: str, cosine: float | None, same_key: bool) -> str | None
 
     if " ".join(a.lower().split()) == " ".join(b.lower().split()):
         return None
+    if not same_key and (cosine is None or cosine < max(COSINE, NEAR)):
+        return None  # the cheap test first
     ev = compare(a, b, cosine)
     if ev.conflict is None or ev.conflict == "no content words":
         return None
@@ -510,7 +512,7 @@ def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:
             i = start + r
             row = sims[r]
             row[i] = -1.0
-            above = np.flatnonzero(row >= COSINE - 1e-6)
+            above = np.flatnonzero(row >= max(COSINE, NEAR) - 1e-6)
             if len(above) > neighbours:
                 above = above[np.argpartition(-row[above], neighbours)[:neighbours]]
             for j in above.tolist():
