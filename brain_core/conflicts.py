@@ -689,6 +689,14 @@ class Fold:
         return f"memories/{self.source.get('profile') or 'me'}/{self.source.get('key')}.json"
 
 
+def _restorable(entry: dict) -> bool:
+    from .records import KEY_RE, PROFILE_RE
+
+    key, profile = entry.get("key"), entry.get("profile") or "me"
+    return isinstance(key, str) and bool(KEY_RE.match(key)) and isinstance(profile, str) \
+        and bool(PROFILE_RE.match(profile))
+
+
 def wrong_folds(brain, docs=None) -> list[Fold]:
     """Sources whose own words disagree with the record that took them in (a link or a merge made
     before the order checks)."""
@@ -700,8 +708,8 @@ def wrong_folds(brain, docs=None) -> list[Fold]:
     for d in docs:
         for s in linked_sources(d.record.extra):
             body = s.get("body")
-            if not isinstance(body, str) or not body.strip() or not s.get("key"):
-                continue
+            if not isinstance(body, str) or not body.strip() or not _restorable(s):
+                continue  # a hand-made entry with no valid key or profile cannot become a record
             why = compare(d.record.body, body).conflict
             if why and why != "no content words":
                 out.append(Fold(d.path, s, why))
@@ -737,10 +745,12 @@ def split(brain, dry_run: bool = False) -> list[tuple[Fold, str]]:
                     continue
                 what = "already there"
             else:
+                from .redact import redact  # the redaction gate, as on every write
+
                 rec = Record(id=str(s.get("id") or holder.id), type=holder.type, key=str(s["key"]),
-                             profile=str(s.get("profile") or "me"), body=s["body"], tags=list(holder.tags),
-                             source=str(s.get("source") or ""), created=str(s.get("created") or holder.created),
-                             extra={"split_from": f.path})
+                             profile=str(s.get("profile") or "me"), body=redact(s["body"]).text,
+                             tags=list(holder.tags), source=redact(str(s.get("source") or "")).text,
+                             created=str(s.get("created") or holder.created), extra={"split_from": f.path})
                 (brain.root / target).parent.mkdir(parents=True, exist_ok=True)
                 data = rec.to_json().encode("utf-8")
                 atomic_write_bytes(brain.root / target, data)

@@ -187,3 +187,15 @@ def test_two_records_about_two_tickets_are_no_conflict(brain):
     notices: list = []
     lint(brain, notices)
     assert not [n for n in notices if "disagrees with" in n.message]
+
+
+def test_split_leaves_a_hand_made_source_with_a_bad_key_alone(brain):
+    """A source entry whose key is no key (a hand edit) is never turned into a path: it is not a fold."""
+    brain.remember(REDIS, key="cache", profile="claude")
+    path = brain.root / "memories/claude/cache.json"
+    data = json.loads(path.read_text())
+    data["sources"] = [{"profile": "codex", "key": "../../outside", "body": MEMCACHED, "created": "2026-06-12T15:00:00Z"}]
+    path.write_text(json.dumps(data))
+    assert wrong_folds(brain) == []
+    assert main(["--brain", str(brain.root), "brain", "consolidate", "--split"]) == 0
+    assert not (brain.root.parent / "outside.json").exists() and json.loads(path.read_text())["sources"]
