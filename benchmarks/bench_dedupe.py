@@ -11,8 +11,9 @@ what the word checks add.
 each a statement in three true rewordings (the duplicates, some turned round) and three statements
 that share its words and disagree (swapped roles, numbers, places and owners, reversed direction,
 contrast turned round, a changed number or owner, a negation), each paired with every rewording.
-Even topics are the calibration half, odd ones the held-out half, never looked at while the order
-checks (brain_core/conflicts.py) were written. The predicate the write path, lint, consolidate and
+Even topics are the calibration half, odd ones the held-out half, not tuned on while the order
+checks (brain_core/conflicts.py) were written; a third part, ``fresh`` (12 more topics, 144 pairs),
+was written after the checks were final and first scored in the run that is reported. The predicate the write path, lint, consolidate and
 the answers share is scored before (``--before REV``, the predicate as it was at that commit,
 default the commit before the order checks) and after.
 
@@ -127,19 +128,21 @@ def roles(rev: str, show: str = "cal") -> None:
     pairs = with_cosines(load(ROLES))
     n_hard = sum(not p["dup"] for p in pairs)
     print(f"\n== {ROLES.name}: {len(pairs)} pairs, {sum(p['dup'] for p in pairs)} true rewordings, "
-          f"{n_hard} hard negatives ({n_hard / len(pairs):.0%}); calibration groups even, held out odd")
+          f"{n_hard} hard negatives ({n_hard / len(pairs):.0%}); calibration groups even, held out odd, "
+          f"fresh {sum(p['split'] == 'fresh' for p in pairs)} pairs written after the rules")
     print(f"{'predicate':<34} {'split':<6} {'precision':>9} {'recall':>7} {'false merges':>12} {'fn':>4}")
     for name, fn in ((f"before ({rev})", before), ("after (this tree)", compare)):
         for p in pairs:
             p[name] = fn(p["a"], p["b"], p["cos"]).duplicate()
-        for split in ("cal", "held"):
-            s = score([p for p in pairs if p["split"] == split], lambda p: p[name])
+        for split in ("cal", "held", "fresh", "held+fresh"):
+            s = score([p for p in pairs if p["split"] in split.split("+")], lambda p: p[name])
             print(f"{name:<34} {split:<6} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['fp']:>12} {s['fn']:>4}")
-    kinds = sorted({p["kind"] for p in pairs if p["split"] == "held"})
-    print("\nheld-out pairs judged right, by kind (before -> after): " + ", ".join(
-        f"{k} {sum(p[f'before ({rev})'] == p['dup'] for p in pairs if p['kind'] == k and p['split'] == 'held')}"
-        f"->{sum(p['after (this tree)'] == p['dup'] for p in pairs if p['kind'] == k and p['split'] == 'held')}"
-        f"/{sum(1 for p in pairs if p['kind'] == k and p['split'] == 'held')}" for k in kinds))
+    for part in ("held", "fresh"):
+        kinds = sorted({p["kind"] for p in pairs if p["split"] == part})
+        print(f"\n{part} pairs judged right, by kind (before -> after): " + ", ".join(
+            f"{k} {sum(p[f'before ({rev})'] == p['dup'] for p in pairs if p['kind'] == k and p['split'] == part)}"
+            f"->{sum(p['after (this tree)'] == p['dup'] for p in pairs if p['kind'] == k and p['split'] == part)}"
+            f"/{sum(1 for p in pairs if p['kind'] == k and p['split'] == part)}" for k in kinds))
     print(f"\n{show} errors after (held-out ones only with --show held, so that nothing is tuned on them):")
     for p in pairs:
         if p["split"] == show and p["after (this tree)"] != p["dup"]:
@@ -153,7 +156,8 @@ if __name__ == "__main__":
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default=BEFORE, help="the git revision whose predicate is 'before'")
-    ap.add_argument("--show", choices=("cal", "held"), default="cal", help="whose errors to list (default: cal)")
+    ap.add_argument("--show", choices=("cal", "held", "fresh"), default="cal",
+                    help="whose errors to list (default: cal)")
     args = ap.parse_args()
     main()
     roles(args.before, args.show)
