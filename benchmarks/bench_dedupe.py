@@ -135,7 +135,7 @@ def roles(rev: str, show: str = "cal") -> None:
         for p in pairs:
             p[name] = fn(p["a"], p["b"], p["cos"]).duplicate()
         for split in ("cal", "held", "fresh", "held+fresh"):
-            s = score([p for p in pairs if p["split"] in split.split("+")], lambda p: p[name])
+            s = score([p for p in pairs if p["split"] in split.split("+")], lambda p, name=name: p[name])
             print(f"{name:<34} {split:<6} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['fp']:>12} {s['fn']:>4}")
     for part in ("held", "fresh"):
         kinds = sorted({p["kind"] for p in pairs if p["split"] == part})

@@ -32,7 +32,6 @@ the standing one first (:func:`mark_hits`, :func:`conflict_line`).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache

@@ -99,7 +99,7 @@ def test_consolidate_keep_lets_the_user_choose_which_one_stands(brain, capsys):
     assert "chosen_over" not in brain.get("memories/claude/cache.json").extra
 
 
-def test_mcp_recall_and_the_llm_prompt_say_which_record_stands(brain, memory_keyring):
+def test_mcp_recall_and_the_llm_prompt_say_which_record_stands(brain, memory_keyring):  # noqa: F811
     _cache(brain)
     hits = BrainTools(brain).recall(QUESTION)
     by = {h["path"]: h for h in hits}
