@@ -32,6 +32,7 @@ the standing one first (:func:`mark_hits`, :func:`conflict_line`).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -418,6 +419,11 @@ def _ts(rec) -> float:
     return dt.timestamp() if dt else 0.0
 
 
+def _age(rec) -> tuple:
+    """When a record was written: its date, then its id (the time to the millisecond) for a tie."""
+    return _ts(rec), str(getattr(rec, "id", "") or "")
+
+
 def chosen_over(rec) -> set:
     got = (getattr(rec, "extra", None) or {}).get(CHOSEN)
     return {c.get("path") for c in got if isinstance(c, dict)} if isinstance(got, list) else set()
@@ -429,7 +435,7 @@ def standing(a: Side, b: Side) -> tuple[Side, Side, bool]:
         return a, b, True
     if a.path in chosen_over(b.record):
         return b, a, True
-    return (b, a, False) if _ts(b.record) > _ts(a.record) else (a, b, False)
+    return (b, a, False) if _age(b.record) > _age(a.record) else (a, b, False)
 
 
 def disagree(a: str, b: str, cosine: float | None, same_key: bool) -> str | None:
@@ -841,3 +847,50 @@ def lint_conflicts(brain, notices: list | None) -> list:
             notices.append(Problem(second.path, f"disagrees with {first.path} ({c.why}); {first.path} stands ({how}); "
                                                 "`aida brain consolidate --keep PATH` chooses"))
     return problems
+
+
+# -- the judge's check of which record stands -------------------------------------------------------------
+
+JUDGE_PROMPT = """Two memory records about one subject disagree. Say which one should stand as what is true now.
+Answer with JSON only: {"stands": 1 or 2, "why": "short reason"}.
+Prefer the newer record unless the records themselves show that the older one is right."""
+
+
+@dataclass(frozen=True)
+class Check:
+    agrees: bool     # the judge agrees that sides[0] stands
+    judge: str
+    why: str
+
+    def to_json(self) -> dict:
+        return {"agrees": self.agrees, "judge": self.judge, "why": self.why}
+
+
+def check(c: Conflict, llm=None) -> Check:
+    """The judge's word on the proposal that ``c.sides[0]`` stands. The user's choice is not judged;
+    without an LLM the rule is the dates; an LLM that prefers the other record is reported, and
+    nothing changes until the user chooses (``consolidate --keep``)."""
+    first, second = c.sides
+    if c.chosen:
+        return Check(True, "user", "you chose it")
+    if llm is None:
+        if _age(first.record) == _age(second.record):
+            return Check(False, "rules", "both have the same date: choose one with --keep")
+        return Check(True, "rules", f"newer ({str(first.record.created)[:10]} after {str(second.record.created)[:10]})")
+    from .errors import ProviderError
+
+    name = f"llm:{getattr(llm, 'name', 'llm')}"
+    text = "\n".join(f"{i}. ({who(s.record)}, {s.record.created or 'undated'}): {s.record.body}"
+                     for i, s in enumerate(c.sides, 1))
+    try:
+        answer = llm.complete(JUDGE_PROMPT, text, json=True, max_tokens=200)
+        obj = json.loads(answer)
+        stands = int(obj.get("stands"))
+        why = str(obj.get("why") or "")
+    except ProviderError as e:
+        return Check(False, name, f"the judge could not be asked ({e}); the newer stands until you choose")
+    except (TypeError, ValueError, AttributeError):
+        return Check(False, name, "the judge's answer was not {\"stands\": 1|2}; the newer stands until you choose")
+    if stands not in (1, 2):
+        return Check(False, name, "the judge named neither record; the newer stands until you choose")
+    return Check(stands == 1, name, why or ("agrees" if stands == 1 else f"prefers {second.path}"))

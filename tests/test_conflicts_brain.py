@@ -199,3 +199,24 @@ def test_split_leaves_a_hand_made_source_with_a_bad_key_alone(brain):
     assert wrong_folds(brain) == []
     assert main(["--brain", str(brain.root), "brain", "consolidate", "--split"]) == 0
     assert not (brain.root.parent / "outside.json").exists() and json.loads(path.read_text())["sources"]
+
+
+def test_consolidate_asks_the_judge_which_record_stands_and_changes_nothing_on_its_word(brain, capsys,
+                                                                                    memory_keyring):  # noqa: F811
+    _cache(brain)
+    assert main(["--brain", str(brain.root), "brain", "consolidate", "--dry-run"]) == 0
+    assert "judge (rules): agrees: newer (2026-06-12 after 2026-03-10)" in capsys.readouterr().out
+    with FakeLLMServer(answer='{"stands": 2, "why": "the older record names the reason"}') as server:
+        brain.config.set("llm.provider", "openai-compatible")
+        brain.config.set("llm.base_url", server.url + "/v1")
+        brain.config.set("llm.model", "test-model")
+        brain.config.set("llm.retries", 1)
+        brain.config.save()  # the CLI reads the settings file
+        before = _commits(brain)
+        assert main(["--brain", str(brain.root), "brain", "consolidate", "--json"]) == 0
+        (c,) = json.loads(capsys.readouterr().out)["conflicts"]
+        sent = server.posts()[-1]["body"]["messages"][1]["content"]
+    assert c["stands"]["path"] == "memories/codex/cache.json"  # the newer still stands: the user decides
+    assert c["judge"] == {"agrees": False, "judge": "llm:openai-compatible", "why": "the older record names the reason"}
+    assert sent.index(MEMCACHED) < sent.index(REDIS) and "2026-06-12" in sent
+    assert _commits(brain) == before

@@ -85,7 +85,9 @@ def cmd_consolidate(args, ctx) -> int:
         return 0
     report = consolidate(brain, dry_run=args.dry_run)
     if args.json:
-        _dump({**report.to_json(), "conflicts": [c.to_json() for c in _conflicts(brain)]})
+        conflicts = _conflicts(brain)
+        llm = _judge_llm(brain) if conflicts else None
+        _dump({**report.to_json(), "conflicts": [{**c.to_json(), "judge": check(c, llm).to_json()} for c in conflicts]})
         return 0
     verb = "would merge" if report.dry_run else "merged"
     for o in report.outcomes:
@@ -103,12 +105,15 @@ def cmd_consolidate(args, ctx) -> int:
         for d in c.details[:5]:
             print(f"    - {d}")
     conflicts = _conflicts(brain)
+    llm = _judge_llm(brain) if conflicts else None
     for c in conflicts:
         first, second = c.sides
         how = "your choice" if c.chosen else "the newer"
         print(f"[conflict] {first.path} stands over {second.path} ({how}); merged: neither; "
               f"choose with `aida brain consolidate --keep PATH`")
         print(f"    - {c.why}")
+        verdict = check(c, llm)
+        print(f"    - judge ({verdict.judge}): {'agrees' if verdict.agrees else 'does not agree'}: {verdict.why}")
     for m in report.duplicates:
         print(f"[near-duplicates] {m.keep} keeps the words; {verb} {len(m.merged)} record(s) into it as sources")
         for path, cos in zip(m.merged, m.cosines):
@@ -125,6 +130,23 @@ def _conflicts(brain) -> list:
     from ..conflicts import find_conflicts
 
     return find_conflicts(brain)
+
+
+def check(c, llm):
+    from ..conflicts import check as judge_check
+
+    return judge_check(c, llm)
+
+
+def _judge_llm(brain):
+    """The configured LLM, which checks which of two records stands; None: the dates decide."""
+    from ..errors import ProviderError
+    from ..llm import make_provider
+
+    try:
+        return make_provider(brain.config)
+    except ProviderError:
+        return None
 
 
 def _split(args, brain) -> int:
