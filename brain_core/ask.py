@@ -141,7 +141,10 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
         got = lessons_mod.demote(lessons_mod.rerank(got, found), found)
         left_out[:] = [h.record.key for h in got if h.confidence == NONE and (h.explain or {}).get("lessons")]
         marks["recall"] = time.perf_counter()
-        return collapse_hits(_by_confidence(got), brain.index)[:k]  # one fact, one answer: its sources listed
+        from .conflicts import mark_hits
+
+        # one fact, one answer: its sources listed; two records that disagree both shown, the standing one first
+        return mark_hits(collapse_hits(_by_confidence(got), brain.index)[:k], brain)
 
     hits = recall() if route.recall else []
     notes = tuple(lessons_mod.corrections(found))
@@ -251,7 +254,10 @@ def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] 
                 + _prompt_record(1, closest[0])
         return system, f"Records: none answer this question.{near}\n\nQuestion: {question}"
     lines = [_prompt_record(i, h) for i, h in enumerate(hits, 1)]
-    return system, "Records:\n" + "\n\n".join(lines) + f"\n\nQuestion: {question}"
+    from .conflicts import prompt_notes
+
+    notes = prompt_notes(hits)
+    return system, "Records:\n" + "\n\n".join(lines) + notes + f"\n\nQuestion: {question}"
 
 
 def _prompt_record(i: int, h) -> str:
@@ -269,7 +275,8 @@ def _hit_from_json(d: dict):
                  body=d.get("body", ""), tags=list(d.get("tags") or []), source=d.get("source") or "",
                  created=d.get("created") or "", expires=d.get("expires"))
     return Hit(record=rec, path=d.get("path", ""), score=float(d.get("score") or 0), stale=bool(d.get("stale")),
-               confidence=d.get("confidence"), also=list(d.get("also") or []))
+               confidence=d.get("confidence"), also=list(d.get("also") or []),
+               disagrees=list(d.get("disagrees") or []))
 
 
 def _consulted(hit, cited: list[str]) -> dict[str, Any]:

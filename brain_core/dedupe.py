@@ -10,7 +10,10 @@ Two records are **near-duplicates** when all of these hold:
   whole, which is how names such as "Datadog" and "Grafana" look), no different numbers, and both
   or neither negated.
 
-The last check is what keeps "we chose Datadog for monitoring" and "we chose Grafana for
+- the words say it in the same order and with the same contrast (:func:`brain_core.conflicts.disagreement`):
+  "Alice reviews Bob's pull requests" and "Bob reviews Alice's" share every word and disagree.
+
+The last checks are what keep "we chose Datadog for monitoring" and "we chose Grafana for
 monitoring" apart, which are close in meaning to any sentence model. The thresholds were chosen
 on half of a labelled set of pairs and checked on the other half
 (``tests/fixtures/dedupe_pairs.jsonl``, ``benchmarks/bench_dedupe.py``).
@@ -149,6 +152,10 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
         conflict = "one is negated"
     elif only_a and only_b:
         conflict = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})"
+    else:
+        from .conflicts import disagreement
+
+        conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
     return Evidence(cosine, overlap, conflict)
 
 

@@ -50,6 +50,9 @@ def lint(brain, notices: list[Problem] | None = None) -> list[Problem]:
     if notices is not None:
         notices += [Problem(p.b, f"says what {p.a} says (near-duplicate, cosine {p.evidence.cosine:.2f}); "
                                  "`aida brain consolidate` merges them") for p in pairs if not p.exact]
+    from .conflicts import lint_conflicts
+
+    problems += lint_conflicts(brain, notices)  # records that disagree, and sources folded in wrongly
     try:
         indexed_problems = brain.index.counts()["problems"]
     except Exception as e:  # noqa: BLE001 - lint must report, not crash, on a broken catalog

@@ -66,6 +66,9 @@ class BrainTools:
             if not include_unrelated:
                 hits = [h for h in hits if h.confidence != "none"]
             hits = collapse_hits(hits, self.brain.index)
+            from .conflicts import mark_hits
+
+            hits = mark_hits(hits, self.brain)  # records that disagree: both, the standing one first
         return [h.to_json(depth=depth) for h in hits]
 
     def recent(self, k: int = 10, profile: str | None = None, type: str | None = None,

@@ -51,10 +51,10 @@ def searched(question: str) -> str:
     return ", ".join(words) + ", and by meaning" if words else "by meaning only"
 
 
-def _line(question: str, hit) -> str:
+def _line(question: str, hit, superseded: str = "") -> str:
     record = getattr(hit, "record", hit)
     sentence = best_sentences(question, str(getattr(record, "body", "")))
-    where = origin(record)
+    where = "; ".join(filter(None, [origin(record), superseded]))
     others = [o for o in (_also(a) for a in getattr(hit, "also", None) or ()) if o]
     if others:
         where = "; ".join(filter(None, [where, "also " + ", ".join(dict.fromkeys(others))]))
@@ -73,15 +73,18 @@ def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str]
     weak = [h for h in hits if getattr(h, "confidence", None) == WEAK]
     cited: list[str] = []
     if strong:
+        from .conflicts import answer_notes
+
         q = terms(question)
+        disagree, superseded = answer_notes(strong[:max_records])  # the standing record comes first
         lines = []
         for i, hit in enumerate(strong[:max_records]):
             body = str(getattr(hit.record, "body", ""))
-            if i and q and not q & terms(body):
+            if i and q and not q & terms(body) and getattr(hit, "path", None) not in superseded:
                 continue  # below the best, a record that shares no word with the question is noise
-            lines.append(f"- {_line(question, hit)}")
+            lines.append(f"- {_line(question, hit, superseded.get(getattr(hit, 'path', None), ''))}")
             cited.append(str(hit.record.id))
-        text = "From your brain:\n" + "\n".join(lines)
+        text = "From your brain:\n" + "".join(f"{d}\n" for d in disagree) + "\n".join(lines)
     elif weak:
         text = f"I have nothing that answers that directly. The closest I have is: {_line(question, weak[0])}"
         cited.append(str(weak[0].record.id))

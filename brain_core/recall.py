@@ -46,6 +46,7 @@ class Hit:
     also: list[dict[str, Any]] = field(default_factory=list)  # near-duplicates folded in (dedupe.collapse_hits)
     confidence: str | None = None  # strong | weak | none (brain_core.confidence)
     evidence: Any = None
+    disagrees: list[dict[str, Any]] = field(default_factory=list)  # records that say otherwise (conflicts.mark_hits)
 
     def to_json(self, depth: str = "full") -> dict[str, Any]:
         """The hit as JSON. ``depth="abstract"``: a long record's body is its abstract (about 100
@@ -64,6 +65,8 @@ class Hit:
             out["explain"] = self.explain
         if self.also:
             out["also"] = self.also
+        if self.disagrees:
+            out["disagrees"] = self.disagrees
         if self.confidence is not None:
             out["confidence"] = self.confidence
         return out

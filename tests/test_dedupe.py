@@ -86,7 +86,9 @@ def test_labelled_pairs_held_out(embedder):
     tp = sum(1 for p, d in said if d and p["dup"])
     fp = sum(1 for p, d in said if d and not p["dup"])
     assert tp / (tp + fp) >= 0.95
-    assert tp / sum(p["dup"] for p in held) >= 0.8
+    # 0.88 before the order checks (brain_core/conflicts.py), 0.78 with them: a rewording that turns a
+    # sentence round is kept apart, the price of never folding "X reviews Y" into "Y reviews X"
+    assert tp / sum(p["dup"] for p in held) >= 0.75
     # another name or the opposite is never the same fact
     assert not any(d for p, d in said if p["kind"] in ("name", "negation"))
 

@@ -103,7 +103,8 @@ def cmd_remember(args, ctx) -> int:
         print(f"Quarantined {rec.profile}/{rec.key}: {q['why']} ({q['category']}), so no agent is served it. "
               f"`aida brain quarantine accept {rec.id}` keeps it as a memory.")
     elif rec.profile != (args.profile or "me"):  # linked: another profile's record says the same (dedupe.py)
-        print(f"Already known as {rec.profile}/{rec.key}; added this as one of its sources")
+        print(f"Already known as {rec.profile}/{rec.key} (memories/{rec.profile}/{rec.key}.json); "
+              "added this as one of its sources")
     else:
         extra = f" (supersedes {rec.supersedes})" if rec.supersedes else ""
         print(f"Remembered {rec.profile}/{rec.key}{extra}")
@@ -255,7 +256,10 @@ def cmd_lint(args, ctx) -> int:
             print(f"{p.path}: {p.message}")
         for n in notices:
             print(f"{n.path}: note: {n.message}")
-        note = f" {len(notices)} near-duplicate(s), not counted as problems." if notices else ""
+        split = sum(1 for n in notices if n.message.startswith("disagrees with "))  # conflicts.lint_conflicts
+        dups = len(notices) - split
+        note = f" {dups} near-duplicate(s), not counted as problems." if dups else ""
+        note += f" {split} pair(s) of records that disagree, not counted as problems." if split else ""
         print((f"{len(problems)} problem(s)." if problems else "No problems.") + note)
     return 1 if problems else 0
 

@@ -11,7 +11,10 @@ def register(sub, groups) -> None:
     p = g.add_parser("consolidate", help="merge related events into durable records (judged; originals archived) "
                                          "and near-duplicate records into one with their sources")
     p.add_argument("--dry-run", action="store_true", help="show the proposals and verdicts, write nothing")
-    p.add_argument("--keep", metavar="PATH", help="resolve a listed contradiction by keeping the record at PATH")
+    p.add_argument("--keep", metavar="PATH", help="resolve a listed contradiction by keeping the record at PATH "
+                                                 "(two records that disagree: PATH stands, both are kept)")
+    p.add_argument("--split", action="store_true", help="restore the sources earlier versions folded into a record "
+                                                        "they contradict as records of their own (one commit)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_consolidate)
 
@@ -62,6 +65,17 @@ def cmd_consolidate(args, ctx) -> int:
     from ..lifecycle.consolidate import consolidate, resolve
 
     brain = ctx.open_brain()
+    if args.split:
+        return _split(args, brain)
+    if args.keep and any(args.keep in c.paths for c in _conflicts(brain)):
+        from ..conflicts import choose
+
+        c = choose(brain, args.keep)
+        if args.json:
+            _dump(c.to_json())
+        else:
+            print(f"Kept {args.keep}: it stands over {c.sides[1].path}; both records stay.")
+        return 0
     if args.keep:
         out = resolve(brain, args.keep)
         if args.json:
@@ -71,7 +85,9 @@ def cmd_consolidate(args, ctx) -> int:
         return 0
     report = consolidate(brain, dry_run=args.dry_run)
     if args.json:
-        _dump(report.to_json())
+        conflicts = _conflicts(brain)
+        llm = _judge_llm(brain) if conflicts else None
+        _dump({**report.to_json(), "conflicts": [{**c.to_json(), "judge": check(c, llm).to_json()} for c in conflicts]})
         return 0
     verb = "would merge" if report.dry_run else "merged"
     for o in report.outcomes:
@@ -88,6 +104,16 @@ def cmd_consolidate(args, ctx) -> int:
             print(f"    {path}")
         for d in c.details[:5]:
             print(f"    - {d}")
+    conflicts = _conflicts(brain)
+    llm = _judge_llm(brain) if conflicts else None
+    for c in conflicts:
+        first, second = c.sides
+        how = "your choice" if c.chosen else "the newer"
+        print(f"[conflict] {first.path} stands over {second.path} ({how}); merged: neither; "
+              f"choose with `aida brain consolidate --keep PATH`")
+        print(f"    - {c.why}")
+        verdict = check(c, llm)
+        print(f"    - judge ({verdict.judge}): {'agrees' if verdict.agrees else 'does not agree'}: {verdict.why}")
     for m in report.duplicates:
         print(f"[near-duplicates] {m.keep} keeps the words; {verb} {len(m.merged)} record(s) into it as sources")
         for path, cos in zip(m.merged, m.cosines):
@@ -95,7 +121,45 @@ def cmd_consolidate(args, ctx) -> int:
     passed = sum(1 for o in report.outcomes if o.verdict.ok)
     print(f"{len(report.outcomes)} proposal(s), {passed} {verb} (judge: {report.judge}); "
           f"{len(report.contradictions)} contradiction(s) for you to resolve; "
-          f"{len(report.duplicates)} group(s) of near-duplicates {verb}.")
+          f"{len(report.duplicates)} group(s) of near-duplicates {verb}"
+          + (f"; {len(conflicts)} pair(s) of records that disagree, kept apart." if conflicts else "."))
+    return 0
+
+
+def _conflicts(brain) -> list:
+    from ..conflicts import find_conflicts
+
+    return find_conflicts(brain)
+
+
+def check(c, llm):
+    from ..conflicts import check as judge_check
+
+    return judge_check(c, llm)
+
+
+def _judge_llm(brain):
+    """The configured LLM, which checks which of two records stands; None: the dates decide."""
+    from ..errors import ProviderError
+    from ..llm import make_provider
+
+    try:
+        return make_provider(brain.config)
+    except ProviderError:
+        return None
+
+
+def _split(args, brain) -> int:
+    from ..conflicts import split
+
+    done = split(brain, dry_run=args.dry_run)
+    if args.json:
+        _dump([{"record": f.path, "restore_to": f.restore_to, "why": f.why, "done": what} for f, what in done])
+        return 0
+    for f, what in done:
+        print(f"[split] {f.restore_to} from {f.path}: {what} ({f.why})")
+    n = sum(1 for _, w in done if w == "restored")
+    print(f"{len(done)} wrongly folded source(s); {n} restored." if done else "No wrongly folded sources.")
     return 0
 
 
