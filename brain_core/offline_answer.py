@@ -14,6 +14,7 @@ import re
 from typing import Iterable, Sequence
 
 from .confidence import IGNORED, STRONG, WEAK, content_words
+from .coverage import near_miss_text
 from .llm.none import Extract, best_sentences, citation, terms
 
 AGENTS = {"claude": "a Claude Code session", "codex": "a Codex session", "gemini": "a Gemini session"}
@@ -83,7 +84,9 @@ def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str]
             cited.append(str(hit.record.id))
         text = "From your brain:\n" + "\n".join(lines)
     elif weak:
-        text = f"I have nothing that answers that directly. The closest I have is: {_line(question, weak[0])}"
+        line = _line(question, weak[0])
+        text = near_miss_text(question, weak[0], line) or \
+            f"I have nothing that answers that directly. The closest I have is: {line}"
         cited.append(str(weak[0].record.id))
     else:
         text = f"I have nothing about {topic(question)} in your brain (searched: {searched(question)})."
