@@ -80,11 +80,20 @@ def score(brain, questions, show: bool = False) -> dict:
 
 
 def build_edges_brain(root: Path):
+    """The edges brain. Gotchas (``lesson`` in the set) are written as the command line lets a user
+    write them: ``--type lesson`` where it is accepted, else ``--type note``, as its refusal says."""
     from brain_core import Brain
     from answers_edges import RECORDS as EDGES
 
+    try:
+        from brain_core.cli.brain_cmds import LESSON_REFUSED
+        gotcha = "note"
+        print(f"  (aida brain remember --type lesson is refused: {LESSON_REFUSED} The gotchas are written as notes.)")
+    except ImportError:
+        gotcha = "lesson"
     brain = Brain.init(root)
-    brain.remember_many([dict(body=body, key=key, type=type_, profile=profile, created=f"{created}T09:00:00Z", tags=tags)
+    brain.remember_many([dict(body=body, key=key, type=gotcha if type_ == "lesson" else type_, profile=profile,
+                              created=f"{created}T09:00:00Z", tags=tags)
                          for key, type_, profile, created, body, tags in EDGES], message="edges set")
     return brain
 

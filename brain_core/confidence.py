@@ -253,6 +253,8 @@ def asked_fact(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], whe
     def demote(hit, lacks: tuple[str, ...]) -> None:
         hit.confidence = WEAK
         hit.evidence = replace(hit.evidence, missing=lacks)
+        if isinstance(getattr(hit, "explain", None), dict):
+            hit.explain["missing"] = list(lacks)  # shown by --explain
 
     check(conn, query, hits, rowids, where, demote)
 

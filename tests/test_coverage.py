@@ -91,3 +91,9 @@ def test_tokens_and_pairs_keep_adjacency():
     toks = tokens("what's the rate limit of the internal API's gateway?")
     assert [t.word for t in toks] == ["rate", "limit", "internal", "api", "gateway"]
     assert [(a.word, b.word) for a, b in pairs(toks)] == [("rate", "limit"), ("internal", "api"), ("api", "gateway")]
+
+
+def test_explain_shows_what_is_missing(projects):
+    hits = projects.recall("what's the rate limit of the internal API?", k=3, explain=True)
+    public = next(h for h in hits if h.record.key == "public-api-rate-limit")
+    assert public.explain["missing"] == ["internal API"]
