@@ -208,7 +208,7 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
             left_out: list[str] = ()) -> tuple[Any, list[str], dict | None]:
     """``(text, cited ids, usage)``; text is the :class:`ProviderError` when the provider failed."""
     if llm is None:
-        ex = compose(question, hits, corrections=notes, left_out=left_out)
+        ex = compose(question, hits, corrections=notes, left_out=left_out, newest=route.mode == "recency")
         return ex.text, list(ex.cited), None
     facts = [h for h in hits if (h.confidence or STRONG) == STRONG]
     probed_only = route.recall and "gate:probe" in route.fired and not facts
