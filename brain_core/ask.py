@@ -85,6 +85,7 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     cfg = brain.config
     k = int(k or cfg.get("ask.k", 5))
     marks: dict[str, float] = {}
+    asked, question = question, _written(brain, question)  # "r p o" -> RPO, "cube control" -> kubectl
     route = (router or load_router(brain.root)).decide(question)
 
     fallback = None
@@ -99,6 +100,8 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
            "provider": {"name": getattr(llm, "name", "none"), "model": getattr(llm, "model", None)},
            "cached": False, "fallback": None, "consulted": [], "lessons": [], "live": None,
            "usage": None, "cost_usd": None}
+    if asked != question:
+        run["asked"] = asked  # as typed or heard; ``question`` is what was answered
 
     cache_key = None
     if cfg.get("ask.cache", True) and not route.time_sensitive and route.live is None and not fallback:
@@ -168,6 +171,19 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
                                             "provider": run["provider"], "run_id": run["id"], "at": run["at"],
                                             "confidence": level, "hits": [h.to_json() for h in hits]})
     return _finish(brain, run, started, marks, answer)
+
+
+def _written(brain, question: str) -> str:
+    """The question with spoken forms and spelled-out letters written as the brain writes them
+    (:mod:`brain_core.spoken`); unchanged when the catalog cannot be read."""
+    from .db import database_errors
+    from .spoken import normalise
+
+    try:
+        conn = brain.index.conn()
+    except database_errors():
+        conn = None
+    return normalise(question, conn) or question
 
 
 def answered_how(answer: Answer) -> str:
