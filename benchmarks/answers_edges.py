@@ -117,6 +117,21 @@ _SPOKEN = [
     ("what's the minimum i o s version for the mobile app", "mobile-min-ios"),
 ]
 
+# what the person said for each of _SPOKEN, as the brain would write it: what bench_spoken.py
+# synthesises, and the reference of its word error rate
+SPOKEN_WRITTEN = [
+    "what are the RPO and RTO for the infra",
+    "which package manager do the web frontends use, pnpm or yarn",
+    "what should I always pass to kubectl",
+    "what did we decide about the database",
+    "how are iOS builds signed",
+    "which Postgres version is the main database on",
+    "what is the RTO for the infra",
+    "what's the SSO provider for internal tools",
+    "what's the gotcha with kubectl apply",
+    "what's the minimum iOS version for the mobile app",
+]
+
 CATEGORIES = {"near-miss": _NEAR_MISS, "direct": _DIRECT, "recency": _RECENCY, "lesson": _LESSON,
               "spoken": _SPOKEN}
 DEV = [(q, key, cat) for cat, qs in CATEGORIES.items() for i, (q, key) in enumerate(qs) if i % 2 == 0]
