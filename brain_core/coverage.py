@@ -4,8 +4,7 @@ A record can share a question's topic and still not hold what it asks: "who is t
 docs editor?" against "Siobhan is the QA lead for the mobile app"; "the tech lead" against the QA
 lead; the internal API's rate limit against the public one's; a node count against a version.
 Words and meaning (:mod:`brain_core.confidence`) call such a record strong; this module finds what
-the question asks for that the record lacks, and the answer then says so ("I know about QA lead,
-but nothing about docs editor").
+the question asks for that the record lacks, and the answer then says so.
 
 What a question asks for, and must find in the record:
 
@@ -50,6 +49,8 @@ class Token:
     word: str      # lowercased
     text: str      # as the question wrote it
     pos: int       # position among the question's words (single letters and "'s" skipped)
+    start: int = 0  # where it stands in the question
+    end: int = 0
 
 
 def tokens(question: str) -> list[Token]:
@@ -62,7 +63,7 @@ def tokens(question: str) -> list[Token]:
         if len(w) < 2 and not w.isdigit():
             continue  # "API's" -> api (the s does not break "internal API's rate")
         if w in keep and w not in IGNORED:
-            out.append(Token(w, m.group(0), pos))
+            out.append(Token(w, m.group(0), pos, m.start(), m.end()))
         pos += 1
     return out
 
@@ -159,7 +160,7 @@ def missing(question: str, has: Callable[[str], bool], body: str, vocab: Vocabul
     for t in toks:  # the slot
         if t.word not in SLOTS or has(t.word):
             continue
-        mod = next((a for a, b in ps if b is t and not has(a.word)), None)
+        mod = next((a for a, b in ps if b is t and not has(a.word) and vocab.phrase(a.word, b.word, least=1)), None)
         add(f"{mod.text} {t.text}" if mod else t.text, t.word, *((mod.word,) if mod else ()))
     for a, b in ps:  # a modifier the record lacks, or an entity of two words
         if a.word in seen or b.word in seen:
@@ -212,6 +213,8 @@ def near_miss_text(question: str, hit, line: str) -> str | None:
         last = t.pos
     have = ", ".join(" ".join(r) for r in runs)
     lack = " or ".join(lacks)
-    head = f"I know about {have}, but nothing about {lack} in your brain." if have else \
-        f"I have nothing about {lack} in your brain."
+    toks = tokens(question)
+    asked = question[toks[0].start:toks[-1].end] if toks else lack  # "QA lead for the docs editor"
+    head = f"I know about {have}, but not {lack}: nothing about {asked} in your brain." if have else \
+        f"I have nothing about {asked} in your brain ({lack} is in no record I found)."
     return f"{head} The closest I have is: {line}"

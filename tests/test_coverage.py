@@ -49,7 +49,7 @@ def test_a_near_miss_is_not_strong_and_says_what_is_missing(projects, question, 
     assert a.confidence != "strong", a.text
     if near:
         assert _key(projects, a) == near
-    assert "but nothing about" in a.text and lacking.lower() in a.text.lower(), a.text
+    assert ", but not " in a.text and "nothing about" in a.text and lacking.lower() in a.text.lower(), a.text
     assert "I know about" in a.text
 
 
