@@ -213,8 +213,28 @@ def near_miss_text(question: str, hit, line: str) -> str | None:
         last = t.pos
     have = ", ".join(" ".join(r) for r in runs)
     lack = " or ".join(lacks)
-    toks = tokens(question)
-    asked = question[toks[0].start:toks[-1].end] if toks else lack  # "QA lead for the docs editor"
-    head = f"I know about {have}, but not {lack}: nothing about {asked} in your brain." if have else \
-        f"I have nothing about {asked} in your brain ({lack} is in no record I found)."
+    asked = _asked(question, gone | matched)
+    if have and asked:
+        head = f"I know about {have}, but not {lack}: nothing about {asked} in your brain."
+    elif have:
+        head = f"I know about {have}, but nothing about {lack} in your brain."
+    else:
+        head = f"I have nothing about {asked or lack} in your brain."
     return f"{head} The closest I have is: {line}"
+
+
+_NOUN_PHRASE_GLUE = frozenset("for of the a an in on at with to s".split())
+
+
+def _asked(question: str, words: set[str]) -> str | None:
+    """The question's words from the first to the last of ``words``, when they read as one noun
+    phrase ("QA lead for the docs editor"); None when a verb stands between ("nodes does the
+    search cluster")."""
+    toks = [t for t in tokens(question) if t.word in words]
+    if not toks:
+        return None
+    span = question[toks[0].start:toks[-1].end]
+    inside = {t.word for t in toks}
+    if all(w.lower() in inside or w.lower() in _NOUN_PHRASE_GLUE for w in _TOKEN.findall(span)):
+        return span
+    return None
