@@ -170,6 +170,7 @@ def main() -> int:
     args = ap.parse_args()
     before = {r["model"]: r["transcripts"] for r in json.loads(args.transcripts.read_text())} if args.transcripts else {}
     from bench_answers import build_edges_brain
+    from brain_core.errors import BrainError
 
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -192,7 +193,11 @@ def main() -> int:
             if not source and name not in before:
                 print(f"{name:10s} not available offline here (its package is not installed)")
                 continue
-            r = run_model(name, source, clips, brain, before.get(name))
+            try:
+                r = run_model(name, source, clips, brain, before.get(name))
+            except BrainError as e:  # e.g. a model whose packages do not hold all of its parts
+                print(f"{name:10s} could not be loaded: {e}")
+                continue
             results.append(r)
             for held in (False, True):
                 h = r["halves"][held]
