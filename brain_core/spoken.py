@@ -149,7 +149,7 @@ class _Brain:
     def __init__(self, conn) -> None:
         self.conn = conn
         self._memo: dict[tuple, object] = {}
-        self._terms: dict[str, list[str]] | None = None
+        self._terms_by_letter: dict[str, list[str]] = {}
 
     def _q(self, key: tuple, fn, default):
         if self.conn is None or _on_postgres(self.conn):
@@ -184,7 +184,7 @@ class _Brain:
         def look():
             key = sound(joined)
             # the index keeps stems ("kubernet" of Kubernetes): a stem's sound may lack the end of the word's
-            same = {t for t in self._vocabulary().get(key[:2], ())
+            same = {t for t in self._vocabulary(joined)
                     if sound(t) == key or (len(sound(t)) >= 4 and key.startswith(sound(t)) and len(key) - len(sound(t)) <= 1)}
             if len(same) != 1:
                 return None
@@ -194,18 +194,25 @@ class _Brain:
             return written if SequenceMatcher(None, joined, written.lower()).ratio() >= MIN_SPELLING else None
         return self._q(("sound", joined), look, None)
 
-    def _vocabulary(self) -> dict[str, list[str]]:
-        """The catalog's words of at least five letters (from the full-text index's vocabulary, the
-        words as the stemmer keeps them), by the first two letters of their sound."""
-        if self._terms is None:
-            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.spoken_vocab USING fts5vocab(main, 'docs_fts', 'row')")
-            terms: dict[str, list[str]] = {}
-            for (term,) in self.conn.execute("SELECT term FROM temp.spoken_vocab WHERE length(term) >= ?",
-                                             (MIN_SOUND_LETTERS - 1,)):
-                if term.isalpha():
-                    terms.setdefault(sound(term)[:2], []).append(term)
-            self._terms = terms
-        return self._terms
+    def _vocabulary(self, joined: str) -> list[str]:
+        """The catalog's words (the full-text index's vocabulary: stems) that may sound like
+        ``joined``: of a similar length, starting with a letter that sounds like its first. Read by
+        ranges of the vocabulary, so a big brain is not read whole."""
+        first = joined[:1]
+        letters = next((g for g in _SAME_SOUND if first in g), first)
+        self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.spoken_vocab USING fts5vocab(main, 'docs_fts', 'row')")
+        out: list[str] = []
+        for letter in letters:
+            if letter not in self._terms_by_letter:
+                self._terms_by_letter[letter] = [t for (t,) in self.conn.execute(
+                    "SELECT term FROM temp.spoken_vocab WHERE term >= ? AND term < ? AND length(term) >= ? LIMIT ?",
+                    (letter, chr(ord(letter) + 1), MIN_SOUND_LETTERS - 1, VOCAB_CAP)) if t.isalpha()]
+            out += [t for t in self._terms_by_letter[letter] if abs(len(t) - len(joined)) <= 3]
+        return out
+
+
+_SAME_SOUND = ("ckq", "sz", "dt", "bp", "fv", "gj", "aeiouy")
+VOCAB_CAP = 50_000  # words read per first letter
 
 
 def _on_postgres(conn) -> bool:
