@@ -143,7 +143,7 @@ def missing(question: str, has: Callable[[str], bool], body: str, vocab: Vocabul
     toks = tokens(question)
     plain = has
 
-    def has(word: str) -> bool:  # noqa: F811 - the record holds the word, or what its slot asks for
+    def has(word: str) -> bool:  # the record holds the word, or what its slot asks for
         alt = SLOTS.get(word)
         return plain(word) or (alt is not None and bool(alt.search(body)))
 

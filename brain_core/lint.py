@@ -41,8 +41,8 @@ def lint(brain, notices: list[Problem] | None = None) -> list[Problem]:
             else:
                 seen_keys[ident] = f.path
         elif doc.shelf == "lessons" and "verdict" not in r.extra:
-            problems.append(Problem(f.path, f"is a lesson without feedback (no verdict), which recall leaves out; "
-                                            f"write it again with `aida brain remember --type note` to have it recalled"))
+            problems.append(Problem(f.path, "is a lesson without feedback (no verdict), which recall leaves out; "
+                                            "write it again with `aida brain remember --type note` to have it recalled"))
     problems += _stray_files(root)
     pairs = duplicate_pairs(brain)
     problems += [Problem(p.b, f"says word for word what {p.a} says; `aida brain consolidate` merges them")
