@@ -230,7 +230,7 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
     probed_only = route.recall and "gate:probe" in route.fired and not facts
     records = None if not route.recall or probed_only else facts
     closest = [h for h in hits if h.confidence == WEAK][:1] if records is not None and not facts else []
-    system, user = build_prompt(question, records, notes, closest=closest)
+    system, user = build_prompt(question, records, notes, closest=closest, newest=route.mode == "recency")
     try:
         if hasattr(llm, "complete_full"):
             done = llm.complete_full(system, user)
@@ -245,9 +245,11 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
 
 
 def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] = (),
-                 closest: list = ()) -> tuple[str, str]:
+                 closest: list = (), newest: bool = False) -> tuple[str, str]:
     """The system and user prompts. ``hits=None``: a question the router kept out of the brain;
-    ``hits`` are the records that answer it (strong only), ``closest`` a weak one shown as such."""
+    ``hits`` are the records that answer it (strong only), ``closest`` a weak one shown as such
+    (with what it lacks of the question, :mod:`brain_core.coverage`); ``newest``: a recency
+    question, whose records come newest first."""
     system = SYSTEM_MEMORY if hits is not None else SYSTEM_PLAIN
     if corrections:
         system += ("\n\nCorrections the user gave on earlier answers to similar questions (follow them):\n"
@@ -257,11 +259,14 @@ def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] 
     if not hits:
         near = ""
         if closest:
-            near = "\n\nThe closest record (it does not answer the question; offer it only as the closest you have):\n" \
-                + _prompt_record(1, closest[0])
+            lacks = tuple(getattr(getattr(closest[0], "evidence", None), "missing", ()) or ())
+            about = f"; it says nothing about {' or '.join(lacks)}" if lacks else ""
+            near = f"\n\nThe closest record (it does not answer the question{about}; offer it only as the closest " \
+                "you have):\n" + _prompt_record(1, closest[0])
         return system, f"Records: none answer this question.{near}\n\nQuestion: {question}"
     lines = [_prompt_record(i, h) for i, h in enumerate(hits, 1)]
-    return system, "Records:\n" + "\n\n".join(lines) + f"\n\nQuestion: {question}"
+    head = "Records, newest first (name the date of the one you use):" if newest else "Records:"
+    return system, head + "\n" + "\n\n".join(lines) + f"\n\nQuestion: {question}"
 
 
 def _prompt_record(i: int, h) -> str:

@@ -115,3 +115,12 @@ def test_the_answer_names_the_asked_fact_as_a_noun_phrase():
 
     text = near_miss_text("how many nodes does the search cluster have?", N(), "LINE")
     assert text.startswith("I know about search cluster, but nothing about nodes in your brain.")
+
+
+def test_the_llm_prompt_says_what_the_closest_record_lacks(projects):
+    from brain_core.ask import build_prompt
+
+    hits = projects.recall("what's the rate limit of the internal API?", k=3)
+    public = next(h for h in hits if h.record.key == "public-api-rate-limit")
+    _, user = build_prompt("what's the rate limit of the internal API?", [], closest=[public])
+    assert "it says nothing about internal API" in user and "public-api-rate-limit" in user

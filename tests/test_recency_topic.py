@@ -61,3 +61,12 @@ def test_a_paraphrase_joins_when_as_close_in_meaning_as_the_word_matches(release
     stages = {has: {"bm25": (1, 3.0), "vector": (2, 0.5)}, close: {"vector": (1, 0.6)}, far: {"vector": (3, 0.45)}}
     got = set(pool(conn, stages, ["release"], 0.4))
     assert got == {has, close}  # 0.6 >= 0.5, the word match's cosine; 0.45 is not
+
+
+def test_the_llm_prompt_lists_a_recency_questions_records_newest_first(releases):
+    from brain_core.ask import build_prompt
+
+    hits = releases.recall("what's the newest release of the mobile app?", recent=True, k=3)
+    _, user = build_prompt("what's the newest release of the mobile app?", hits, newest=True)
+    assert user.startswith("Records, newest first")
+    assert user.index("mobile-release-3-4") < user.index("mobile-release-3-3")
