@@ -6,7 +6,12 @@
 - refused: answerable questions the router kept out of the brain (must be 0 offline);
 - ask p50 at 10k records, offline (``--big DIR`` reuses a brain built by ``bench_ask.py --brain DIR``).
 
-    .venv/bin/python benchmarks/bench_answers.py [--big DIR] [--calibrate] [--show]
+    .venv/bin/python benchmarks/bench_answers.py [--big DIR] [--calibrate] [--show] [--edges]
+
+``--edges`` also scores the set of ``answers_edges.py`` (near misses, recency within a topic,
+lessons, spoken questions): per category and half, right (the right record cited first), strong
+(right, and with confidence "strong") and honest (no confident answer that is wrong or that the
+brain cannot give).
 
 ``--calibrate`` searches the confidence thresholds on the development half only and prints the
 best; ``--show`` prints every wrong answer.
@@ -74,6 +79,64 @@ def score(brain, questions, show: bool = False) -> dict:
             "counts": (right, wrong, abstained, answered_wrongly, strong_wrong[0])}
 
 
+def build_edges_brain(root: Path):
+    """The edges brain. Gotchas (``lesson`` in the set) are written as the command line lets a user
+    write them: ``--type lesson`` where it is accepted, else ``--type note``, as its refusal says."""
+    from brain_core import Brain
+    from answers_edges import RECORDS as EDGES
+
+    try:
+        from brain_core.cli.brain_cmds import LESSON_REFUSED
+        gotcha = "note"
+        print(f"  (aida brain remember --type lesson is refused: {LESSON_REFUSED} The gotchas are written as notes.)")
+    except ImportError:
+        gotcha = "lesson"
+    brain = Brain.init(root)
+    brain.remember_many([dict(body=body, key=key, type=gotcha if type_ == "lesson" else type_, profile=profile,
+                              created=f"{created}T09:00:00Z", tags=tags)
+                         for key, type_, profile, created, body, tags in EDGES], message="edges set")
+    return brain
+
+
+def score_edges(brain, questions, show: bool = False) -> dict[str, dict[str, int]]:
+    """Per category: n, answerable, right, strong, honest (see the module docstring)."""
+    from brain_core.ask import ask
+
+    ids = {rec.id: rec.key for _, rec in brain.records()}
+    out: dict[str, dict[str, int]] = {}
+    for q, key, cat in questions:
+        a = ask(brain, q, llm=None)
+        first = ids.get(a.cited[0]) if a.cited else None
+        c = out.setdefault(cat, {"n": 0, "answerable": 0, "right": 0, "strong": 0, "honest": 0})
+        c["n"] += 1
+        ok = first == key if key else False
+        if key:
+            c["answerable"] += 1
+            c["right"] += ok
+            c["strong"] += ok and a.confidence == "strong"
+        honest = a.confidence != "strong" or ok
+        c["honest"] += honest
+        if show and not (honest and (ok or not key) and (a.confidence == "strong" or not key)):
+            print(f"    {cat:9s} {q!r} want {key}, got {a.confidence} {first}\n       {a.text[:200]!r}")
+    return out
+
+
+def edges(show: bool = False) -> None:
+    from answers_edges import DEV as EDEV, HELD_OUT as EHELD, RECORDS as EDGES
+
+    with tempfile.TemporaryDirectory() as tmp:
+        brain = build_edges_brain(Path(tmp) / "brain")
+        brain.config.set("ask.cache", False)
+        print(f"edges set: {len(EDGES)} records; offline provider; right / strong of answerable, honest of all")
+        for name, qs in (("development", EDEV), ("held-out", EHELD)):
+            print(f"  {name}:")
+            for cat, c in score_edges(brain, qs, show).items():
+                ans = c["answerable"]
+                rs = f"right {c['right']}/{ans}  strong {c['strong']}/{ans}" if ans else "right -    strong -  "
+                print(f"    {cat:9s} {rs}  honest {c['honest']}/{c['n']}")
+        brain.close()
+
+
 def features(brain, questions) -> list[tuple]:
     """(question, expected key, [(key, cosine, coverage, agree, has_words)] in recall order)."""
     rows = []
@@ -132,7 +195,13 @@ def main() -> int:
     ap.add_argument("--big", type=Path, help="a 10k-record brain (bench_ask.py --brain DIR builds one)")
     ap.add_argument("--calibrate", action="store_true")
     ap.add_argument("--show", action="store_true")
+    ap.add_argument("--edges", action="store_true", help="also score answers_edges.py, per category")
+    ap.add_argument("--edges-only", action="store_true", help="score answers_edges.py only")
     args = ap.parse_args()
+    if args.edges or args.edges_only:
+        edges(args.show)
+        if args.edges_only:
+            return 0
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["AIDA_CONFIG"] = str(Path(tmp) / "config.yaml")
         brain = build_brain(Path(tmp) / "brain")

@@ -91,6 +91,7 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     cfg = brain.config
     k = int(k or cfg.get("ask.k", 5))
     marks: dict[str, float] = {}
+    asked, question = question, _written(brain, question)  # "r p o" -> RPO, "cube control" -> kubectl
     route = (router or load_router(brain.root)).decide(question)
 
     fallback = None
@@ -105,6 +106,8 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
            "provider": {"name": getattr(llm, "name", "none"), "model": getattr(llm, "model", None)},
            "cached": False, "fallback": None, "consulted": [], "lessons": [], "live": None,
            "usage": None, "cost_usd": None}
+    if asked != question:
+        run["asked"] = asked  # as typed or heard; ``question`` is what was answered
 
     cache_key = None
     if cfg.get("ask.cache", True) and not route.time_sensitive and route.live is None and not fallback:
@@ -179,6 +182,19 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
     return _finish(brain, run, started, marks, answer)
 
 
+def _written(brain, question: str) -> str:
+    """The question with spoken forms and spelled-out letters written as the brain writes them
+    (:mod:`brain_core.spoken`); unchanged when the catalog cannot be read."""
+    from .db import database_errors
+    from .spoken import normalise
+
+    try:
+        conn = brain.index.conn()
+    except database_errors():
+        conn = None
+    return normalise(question, conn) or question
+
+
 def answered_how(answer: Answer) -> str:
     """In plain words: "answered offline, from your records", "answered by gpt-4o-mini"..."""
     provider = str(answer.provider or "none")
@@ -217,13 +233,13 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
             left_out: list[str] = ()) -> tuple[Any, list[str], dict | None]:
     """``(text, cited ids, usage)``; text is the :class:`ProviderError` when the provider failed."""
     if llm is None:
-        ex = compose(question, hits, corrections=notes, left_out=left_out)
+        ex = compose(question, hits, corrections=notes, left_out=left_out, newest=route.mode == "recency")
         return ex.text, list(ex.cited), None
     facts = [h for h in hits if (h.confidence or STRONG) == STRONG]
     probed_only = route.recall and "gate:probe" in route.fired and not facts
     records = None if not route.recall or probed_only else facts
     closest = [h for h in hits if h.confidence == WEAK][:1] if records is not None and not facts else []
-    system, user = build_prompt(question, records, notes, closest=closest)
+    system, user = build_prompt(question, records, notes, closest=closest, newest=route.mode == "recency")
     try:
         if hasattr(llm, "complete_full"):
             done = llm.complete_full(system, user)
@@ -238,9 +254,11 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
 
 
 def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] = (),
-                 closest: list = ()) -> tuple[str, str]:
+                 closest: list = (), newest: bool = False) -> tuple[str, str]:
     """The system and user prompts. ``hits=None``: a question the router kept out of the brain;
-    ``hits`` are the records that answer it (strong only), ``closest`` a weak one shown as such."""
+    ``hits`` are the records that answer it (strong only), ``closest`` a weak one shown as such
+    (with what it lacks of the question, :mod:`brain_core.coverage`); ``newest``: a recency
+    question, whose records come newest first."""
     system = SYSTEM_MEMORY if hits is not None else SYSTEM_PLAIN
     if corrections:
         system += ("\n\nCorrections the user gave on earlier answers to similar questions (follow them):\n"
@@ -250,14 +268,22 @@ def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] 
     if not hits:
         near = ""
         if closest:
-            near = "\n\nThe closest record (it does not answer the question; offer it only as the closest you have):\n" \
-                + _prompt_record(1, closest[0])
+            lacks = tuple(getattr(getattr(closest[0], "evidence", None), "missing", ()) or ())
+            about = f"; it says nothing about {' or '.join(lacks)}" if lacks else ""
+            near = f"\n\nThe closest record (it does not answer the question{about}; offer it only as the closest " \
+                "you have):\n" + _prompt_record(1, closest[0])
         return system, f"Records: none answer this question.{near}\n\nQuestion: {question}"
     lines = [_prompt_record(i, h) for i, h in enumerate(hits, 1)]
     from .conflicts import prompt_notes
 
     notes = prompt_notes(hits)
-    return system, "Records:\n" + "\n\n".join(lines) + notes + f"\n\nQuestion: {question}"
+    head = "Records, newest first (name the date of the one you use):" if newest else "Records:"
+    return system, head + "
+" + "
+
+".join(lines) + notes + f"
+
+Question: {question}"
 
 
 def _prompt_record(i: int, h) -> str:

@@ -62,10 +62,14 @@ class Evidence:
     coverage: float             # rarity-weighted share of ``words`` matched (0..1)
     cosine: float | None        # raw cosine to the question (None: the vector stage did not see it)
     agree: bool                 # both stages found it
+    missing: tuple[str, ...] = ()  # what the question asks that the record lacks (brain_core.coverage)
 
     def to_json(self) -> dict[str, Any]:
-        return {"words": list(self.words), "matched": list(self.matched), "coverage": round(self.coverage, 3),
-                "cosine": None if self.cosine is None else round(self.cosine, 4), "agree": self.agree}
+        out = {"words": list(self.words), "matched": list(self.matched), "coverage": round(self.coverage, 3),
+               "cosine": None if self.cosine is None else round(self.cosine, 4), "agree": self.agree}
+        if self.missing:
+            out["missing"] = list(self.missing)
+        return out
 
 
 def content_words(text: str, limit: int = 12) -> list[str]:
@@ -236,6 +240,23 @@ def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages:
         hit.confidence = judge(cosine, coverage, ev.agree, bool(words))
         if hit.confidence == STRONG and any(rowid not in mentions[w] for w in named):
             hit.confidence = WEAK  # the question names something this record does not mention
+    asked_fact(conn, query, hits, rowids, where)
+
+
+def asked_fact(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], where: dict[str, set[int]]) -> None:
+    """A strong hit that lacks what the question asks for (its slot, a modifier, an entity the brain
+    names: :mod:`brain_core.coverage`) is only the closest; ``evidence.missing`` says what it lacks."""
+    from dataclasses import replace
+
+    from .coverage import check
+
+    def demote(hit, lacks: tuple[str, ...]) -> None:
+        hit.confidence = WEAK
+        hit.evidence = replace(hit.evidence, missing=lacks)
+        if isinstance(getattr(hit, "explain", None), dict):
+            hit.explain["missing"] = list(lacks)  # shown by --explain
+
+    check(conn, query, hits, rowids, where, demote)
 
 
 def best(hits: Sequence[Any], level: str = STRONG) -> list[Any]:

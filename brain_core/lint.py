@@ -40,6 +40,9 @@ def lint(brain, notices: list[Problem] | None = None) -> list[Problem]:
                 problems.append(Problem(f.path, f"duplicate key {r.profile}/{r.key} (also in {seen_keys[ident]})"))
             else:
                 seen_keys[ident] = f.path
+        elif doc.shelf == "lessons" and "verdict" not in r.extra:
+            problems.append(Problem(f.path, "is a lesson without feedback (no verdict), which recall leaves out; "
+                                            "write it again with `aida brain remember --type note` to have it recalled"))
     problems += _stray_files(root)
     from .quarantine import describe, held
 

@@ -14,6 +14,8 @@ import re
 from typing import Iterable, Sequence
 
 from .confidence import IGNORED, STRONG, WEAK, content_words
+from .coverage import near_miss_text
+from .recency import header as recency_header
 from .llm.none import Extract, best_sentences, citation, terms
 
 AGENTS = {"claude": "a Claude Code session", "codex": "a Codex session", "gemini": "a Gemini session"}
@@ -67,8 +69,9 @@ def _also(entry: dict) -> str:
 
 
 def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str] = (), left_out: Sequence[str] = (),
-            max_records: int = 3) -> Extract:
-    """The offline answer from ``hits`` (best first, each with a ``confidence``)."""
+            max_records: int = 3, newest: bool = False) -> Extract:
+    """The offline answer from ``hits`` (best first, each with a ``confidence``); ``newest``: they
+    are newest first (a recency question), and the answer names the newest one's date."""
     strong = [h for h in hits if getattr(h, "confidence", STRONG) == STRONG]
     weak = [h for h in hits if getattr(h, "confidence", None) == WEAK]
     cited: list[str] = []
@@ -84,9 +87,15 @@ def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str]
                 continue  # below the best, a record that shares no word with the question is noise
             lines.append(f"- {_line(question, hit, superseded.get(getattr(hit, 'path', None), ''))}")
             cited.append(str(hit.record.id))
-        text = "From your brain:\n" + "".join(f"{d}\n" for d in disagree) + "\n".join(lines)
+        text = (recency_header(strong) if newest else "From your brain:") + "
+" \
+            + "".join(f"{d}
+" for d in disagree) + "
+".join(lines)
     elif weak:
-        text = f"I have nothing that answers that directly. The closest I have is: {_line(question, weak[0])}"
+        line = _line(question, weak[0])
+        text = near_miss_text(question, weak[0], line) or \
+            f"I have nothing that answers that directly. The closest I have is: {line}"
         cited.append(str(weak[0].record.id))
     else:
         text = f"I have nothing about {topic(question)} in your brain (searched: {searched(question)})."

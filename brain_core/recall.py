@@ -456,15 +456,16 @@ def _lifts(conn, fused: dict[int, float], params: RecallParams, near_of, where: 
 
 
 def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, has_words, query="") -> list[Hit]:
-    """Newest first among what matches the rest of the question (all records when nothing does).
+    """Newest first among the records about the rest of the question (all records when it has no
+    topic words; :mod:`brain_core.recency`).
     Records created in the same second (``created`` has seconds) come in the order they were
     written, which their ids keep to the millisecond."""
-    if has_words and stages:
-        # "matches": a word match, or close in meaning; else the few closest by meaning.
-        pool = [r for r, st in stages.items() if "bm25" in st or st.get("vector", (0, 0.0))[1] >= RECENT_MIN_SIMILARITY]
-        if not pool:
-            pool = [r for r, st in stages.items() if st.get("vector", (10**9,))[0] <= 5]
-        docs = _load(conn, pool)
+    from .recency import pool as topic_pool, topic, topic_words
+
+    words = topic_words(query)  # the topic: the question less "newest", "last" ...
+    if has_words and words and stages:
+        # about the topic (a relevance floor, brain_core.recency), then newest first
+        docs = _load(conn, topic_pool(conn, stages, words, RECENT_MIN_SIMILARITY))
         order = sorted(docs.values(), key=lambda d: (d["created_ts"], d["id"] or "", d["path"]), reverse=True)[:k]
     else:
         rows = conn.execute(f"SELECT d.rowid FROM docs d WHERE {where} ORDER BY d.created_ts DESC, coalesce(d.id, '') DESC, "
@@ -480,7 +481,7 @@ def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, h
             ex = {"mode": "recency", "rank": i, "bm25": _stage(st.get("bm25")), "vector": _stage(st.get("vector")),
                   "created": d["created"], "path": d["path"]}
         hits.append(_hit(d, 1.0 / i, ex, now))
-    assess(conn, query, hits, [d["rowid"] for d in order], [stages.get(d["rowid"], {}) for d in order], recent=True)
+    assess(conn, topic(query), hits, [d["rowid"] for d in order], [stages.get(d["rowid"], {}) for d in order], recent=True)
     if touch:
         usage.bump([h.path for h in hits], now, why="recalled")
     return hits

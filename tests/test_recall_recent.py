@@ -98,7 +98,8 @@ def test_recency_confidence_follows_the_words_of_the_question(diary):
     hits = _recent(diary, "latest deploy rollback", k=3)
     assert hits[0].record.key == "deploy-rollback"
     assert hits[0].evidence.matched == ("deploy", "rollback") and hits[0].confidence == "strong"
-    assert hits[1].evidence.matched == ("deploy",)
+    # the records about deploys but not rollbacks are below the topic's relevance floor (brain_core.recency)
+    assert [h.record.key for h in hits] == ["deploy-rollback"]
 
 
 def test_a_record_close_in_meaning_joins_the_word_matches_newest_first(diary):

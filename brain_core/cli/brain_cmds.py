@@ -89,7 +89,15 @@ def cmd_init(args, ctx) -> int:
     return 0
 
 
+LESSON_REFUSED = ("--type lesson is kept for feedback on answers (aida feedback), which recall leaves out; write a "
+                  "gotcha as --type note or instruction so that recall finds it.")
+
+
 def cmd_remember(args, ctx) -> int:
+    if args.type == "lesson":  # nothing written is silently unreachable
+        from ..errors import InvalidInput
+
+        raise InvalidInput(LESSON_REFUSED)
     body = " ".join(args.body)
     if body == "-":
         body = sys.stdin.read()
