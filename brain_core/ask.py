@@ -278,12 +278,7 @@ def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] 
 
     notes = prompt_notes(hits)
     head = "Records, newest first (name the date of the one you use):" if newest else "Records:"
-    return system, head + "
-" + "
-
-".join(lines) + notes + f"
-
-Question: {question}"
+    return system, head + "\n" + "\n\n".join(lines) + notes + f"\n\nQuestion: {question}"
 
 
 def _prompt_record(i: int, h) -> str:

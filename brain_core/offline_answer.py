@@ -87,11 +87,8 @@ def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str]
                 continue  # below the best, a record that shares no word with the question is noise
             lines.append(f"- {_line(question, hit, superseded.get(getattr(hit, 'path', None), ''))}")
             cited.append(str(hit.record.id))
-        text = (recency_header(strong) if newest else "From your brain:") + "
-" \
-            + "".join(f"{d}
-" for d in disagree) + "
-".join(lines)
+        text = (recency_header(strong) if newest else "From your brain:") + "\n" \
+            + "".join(f"{d}\n" for d in disagree) + "\n".join(lines)
     elif weak:
         line = _line(question, weak[0])
         text = near_miss_text(question, weak[0], line) or \
