@@ -212,6 +212,12 @@ class Brain:
                 rec.supersedes = old.id
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)
+        elif rel.startswith("memories/") and (self.root / "archive").is_dir():
+            from .forget import forgotten_at
+
+            gone = forgotten_at(self.root, rel)  # writing a forgotten key again: a correction of it
+            if gone is not None:
+                rec.supersedes = gone.id
         atomic_write_bytes(path, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 

@@ -1,7 +1,8 @@
 """``aida mcp``: the brain as an MCP server over stdio, for coding agents.
 
-Three tools: ``recall`` (hybrid search, best first), ``remember`` (the brain's one write path:
-redacted, superseding by key, committed) and ``recent`` (newest records first). The server
+Four tools: ``recall`` (hybrid search, best first), ``remember`` (the brain's one write path:
+redacted, superseding by key, committed), ``recent`` (newest records first) and ``forget``
+(archive a wrong record, with a reason: :mod:`brain_core.forget`). The server
 speaks on stdout, so nothing else may print there; errors reach the agent as tool errors with
 the brain's one-sentence message.
 
@@ -85,6 +86,15 @@ class BrainTools:
                 "path": f"memories/{rec.profile}/{rec.key}.json", "supersedes": rec.supersedes, "body": rec.body}
 
 
+    def forget(self, key: str, reason: str = "", by: str = "mcp") -> dict:
+        """Archive a wrong or stale record (nothing is deleted; ``aida brain restore`` undoes it)."""
+        from .forget import forget
+
+        with self._lock:
+            moved = forget(self.brain, key, reason=reason, by=by)
+        return moved.to_json()
+
+
 def _depth(depth) -> str:
     from .abstract import DEPTHS
 
@@ -138,6 +148,13 @@ def build_server(brain):
     def recent(k: int = 10, profile: str | None = None, type: str | None = None, tag: str | None = None,
                depth: str = "abstract") -> list[dict]:
         return guarded(tools.recent, k=k, profile=profile, type=type, tag=tag, depth=depth)
+
+    @server.tool(description="Forget a memory that is wrong or stale: it is archived (never deleted) with the "
+                             "reason, and recall no longer returns it. key is the record's key (or its path) from "
+                             "a recall hit; say why in reason. Writing the right version with remember and the "
+                             "same key afterwards records it as a correction.")
+    def forget(key: str, ctx: Context, reason: str = "") -> dict:
+        return guarded(tools.forget, key, reason=reason, by=f"mcp:{_profile(ctx)}")
 
     return server
 
