@@ -1,0 +1,50 @@
+"""The project of a folder: the name harvest tags a session's records with (``project:<name>``).
+
+One definition for every door: :func:`project_of` runs the harvester's own naming
+(:func:`brain_core.harvest.privacy.project_name`: the git top-level's main checkout, else the
+folder, never a worktree holder or a home folder) and its tag spelling
+(:func:`brain_core.harvest.distill.base_tags`), so a record harvested from a session in a folder
+carries the tag that recall, ask and the session-start block look for when run in that folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+PREFIX = "project:"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+
+
+def project_of(folder: str | os.PathLike | None) -> str | None:
+    """The project name of ``folder`` as harvest tags it (``billing`` for ``project:billing``), or None."""
+    if not folder:
+        return None
+    from .harvest.distill import base_tags
+    from .harvest.privacy import project_name
+
+    tags = base_tags({"project": project_name(str(folder))})
+    return tags[0][len(PREFIX):] if tags and tags[0] != f"{PREFIX}unknown" else None
+
+
+def clean_project(name: str | None) -> str | None:
+    """A ``--project`` value as a tag name: lowercase, kebab-case; a leading ``project:`` is allowed."""
+    if name is None:
+        return None
+    from .errors import InvalidInput
+
+    text = str(name).strip().lower()
+    if text.startswith(PREFIX):
+        text = text[len(PREFIX):]
+    text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40].rstrip("-")
+    if not _NAME.match(text):
+        raise InvalidInput(f"The project {name!r} is not a name like billing or damage-control.")
+    return text
+
+
+def tag(project: str | None) -> str | None:
+    return f"{PREFIX}{project}" if project else None
+
+
+def has_project(tags, project: str | None) -> bool:
+    return bool(project) and f"{PREFIX}{project}" in (tags or ())
