@@ -362,6 +362,11 @@ def plan_habit(tool: str, brain: str | None = None, home: Path | None = None, re
             rest = _BLOCK_RE.sub("\n\n", _HABIT_RE.sub("\n\n", before)).strip("\n")
             return Plan(tool, path, before, rest + "\n" if rest else "")
     if before is not None and _HABIT_RE.search(before):
+        if not remove:  # replaced where it stands: another generated section after it stays after it
+            m = _HABIT_RE.search(before)
+            lead = "\n\n" if m.start() > 0 else ""
+            tail = "\n" if m.end() < len(before) else ""
+            return Plan(tool, path, before, before[:m.start()] + lead + habit_text(brain) + tail + before[m.end():])
         rest = _HABIT_RE.sub("\n\n", before).strip("\n")
     else:
         if remove:

@@ -37,9 +37,9 @@ SENTENCE_CHARS = 200
 _LINE = re.compile(r"^- (?P<trigger>.+?) → \[(?P<label>[^\]]*)\]\((?P<path>[^)\s]+)\)\s*$")
 _END = re.compile(r"(?<=[.!?])\s+")
 HEAD = ("# What your memory knows (Aida)\n"
-        "Standing instructions first, then this project's records, then the rest of the brain's index. "
-        "Before re-deriving a decision, ask the memory: the `recall` tool of the `aida` MCP server, or "
-        "`aida brain recall \"<question>\"`.\n")
+        "Standing instructions first, then this project's records, then the rest of the brain's index "
+        "(paths are in the brain, {root}). Before re-deriving a decision, ask the memory: the `recall` tool "
+        "of the `aida` MCP server, or `aida brain recall \"<question>\"`.\n")
 
 
 @dataclass(frozen=True)
@@ -171,8 +171,9 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     sections = [("## Standing instructions", [f"- {e.sentence or e.line[2:]} ({e.path})" for e in rules], rules),
                 (f"## This project: {project}", [f"- {e.sentence or e.line[2:]} ({e.path})" for e in ours], ours),
                 ("## Also in memory", [e.line for e in rest], rest)]
-    out = [HEAD]
-    used = len(HEAD)
+    head_text = HEAD.format(root=root)
+    out = [head_text]
+    used = len(head_text)
     given: list[str] = []
     counts: dict[str, int] = {}
     total = sum(len(s[1]) for s in sections)
