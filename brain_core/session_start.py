@@ -144,6 +144,8 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     from .projects import has_project
 
     root = Path(root)
+    if not (root / "memories").is_dir():
+        return Block("", project=project)  # no brain (yet): nothing to say
     lines = _index_lines(root)
     if lines is None:
         lines = _generated_lines(root)
