@@ -48,3 +48,33 @@ def tag(project: str | None) -> str | None:
 
 def has_project(tags, project: str | None) -> bool:
     return bool(project) and f"{PREFIX}{project}" in (tags or ())
+
+
+DEFAULT_BOOST = 0.3
+
+
+def boost(hits: list, project: str | None, weight: float, k: int) -> list:
+    """Recall's hits with the project's records lifted: a record tagged ``project:<project>``
+    scores ``1 + weight`` times as much, then the best ``k`` are kept. A lift, never a filter:
+    another project's record still comes first when it is the only good answer."""
+    if not project or weight <= 0:
+        return list(hits)[:k]
+    for h in hits:
+        if has_project(h.record.tags, project):
+            h.score *= 1 + weight
+            if isinstance(h.explain, dict):
+                h.explain["project"] = project
+    return sorted(hits, key=lambda h: h.score, reverse=True)[:k]
+
+
+def from_cwd(project: str | None = None, all_projects: bool = False, cwd: str | None = None) -> str | None:
+    """The project a command run here works in: ``--project`` when given, none with
+    ``--all-projects``, else the project of the working folder."""
+    if all_projects:
+        return None
+    if project:
+        return clean_project(project)
+    try:
+        return project_of(cwd or os.getcwd())
+    except OSError:
+        return None
