@@ -55,15 +55,18 @@ class BrainTools:
         self._lock = threading.Lock()
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False) -> list[dict]:
+               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False,
+               project: str | None = None) -> list[dict]:
         """Hits with their ``confidence``; ``none`` ones (not about the query: an agent handed one
-        acts on it) only with ``include_unrelated``. Near-duplicates come as one hit with ``also``."""
+        acts on it) only with ``include_unrelated``. Near-duplicates come as one hit with ``also``.
+        ``project``: that project's records are lifted (``recall.project_boost``), never filtered."""
         from .dedupe import collapse_hits
 
         k = max(1, min(int(k), 50))
         depth = _depth(depth)
         with self._lock:
-            hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None)
+            hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None,
+                                     project=project or "")
             if not include_unrelated:
                 hits = [h for h in hits if h.confidence != "none"]
             hits = collapse_hits(hits, self.brain.index)
@@ -129,11 +132,25 @@ def build_server(brain):
                              "include_unrelated is true; an empty list means the memory has nothing on it. "
                              "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing). "
                              "A long record comes as its ~100-token abstract (depth 'abstract'); depth 'full' gives "
-                             "whole bodies.")
-    def recall(query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False) -> list[dict]:
-        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth,
-                       include_unrelated=include_unrelated)
+                             "whole bodies. The records of the project you work in (from your roots, else the "
+                             "server's folder) come first when they match; project names another, all_projects "
+                             "ranks every project alike.")
+    async def recall(query: str, ctx: Context, k: int = 5, profile: str | None = None, type: str | None = None,
+                     tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False,
+                     project: str | None = None, all_projects: bool = False) -> list[dict]:
+        import anyio
+
+        from .projects import clean_project
+
+        if all_projects:
+            where = None
+        elif project:
+            where = guarded(clean_project, project)
+        else:
+            where = await client_project(ctx)
+        return await anyio.to_thread.run_sync(lambda: guarded(
+            tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth,
+            include_unrelated=include_unrelated, project=where))
 
     @server.tool(description="Write a durable memory: a decision with its reason, a rule, a preference or a fact. "
                              "The same key replaces the earlier record. Secrets are masked before writing.")
@@ -157,6 +174,38 @@ def build_server(brain):
         return guarded(tools.forget, key, reason=reason, by=f"mcp:{_profile(ctx)}")
 
     return server
+
+
+async def client_project(ctx) -> str | None:
+    """The project the client works in: its first ``file://`` root that names one (when the client
+    offers roots), else the server's working folder (agents start it in the project)."""
+    import os
+    from urllib.parse import unquote, urlparse
+
+    from .projects import project_of
+
+    session = getattr(ctx, "session", None) or getattr(getattr(ctx, "request_context", None), "session", None)
+    params = getattr(session, "client_params", None)
+    caps = getattr(params, "capabilities", None)
+    if session is not None and getattr(caps, "roots", None) is not None:
+        try:
+            import warnings
+
+            with warnings.catch_warnings():  # roots are deprecated in newer specs, still what clients send
+                warnings.simplefilter("ignore")
+                listed = await session.list_roots()
+            for root in listed.roots:
+                uri = urlparse(str(root.uri))
+                if uri.scheme == "file":
+                    name = project_of(unquote(uri.path))
+                    if name:
+                        return name
+        except Exception:  # noqa: BLE001 - a client that fails to list its roots: fall back to the folder
+            pass
+    try:
+        return project_of(os.getcwd())
+    except OSError:
+        return None
 
 
 def _profile(ctx) -> str:
