@@ -20,11 +20,15 @@ def project_of(folder: str | os.PathLike | None) -> str | None:
     """The project name of ``folder`` as harvest tags it (``billing`` for ``project:billing``), or None."""
     if not folder:
         return None
-    from .harvest.distill import base_tags
-    from .harvest.privacy import project_name
+    from .harvest.privacy import leaks, project_name
 
-    tags = base_tags({"project": project_name(str(folder))})
-    return tags[0][len(PREFIX):] if tags and tags[0] != f"{PREFIX}unknown" else None
+    name = project_name(str(folder))
+    if not name or leaks(name):  # as harvest's base_tags: a project named after its user is no tag
+        return None
+    # harvest.distill._slug(name, 40), spelled here so a session-start hook need not import the
+    # distiller (tests/test_projects.py checks the two agree)
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].rstrip("-")
+    return slug or None
 
 
 def clean_project(name: str | None) -> str | None:

@@ -6,7 +6,8 @@ prints, within INDEX.md's character budget (``tier_index.budget_chars``):
 
 1. the standing instructions (records of type ``instruction``), as the rules themselves;
 2. the records of the session's project (tagged ``project:<name>``, the name harvest gives the
-   session's folder: :func:`brain_core.projects.project_of`), as their first sentence;
+   session's folder: :func:`brain_core.projects.project_of`), as their first sentence, most used
+   and newest first, in at most half the budget;
 3. the rest of INDEX.md (and its shelf), as INDEX.md's own lines, most used and newest first.
 
 Claude Code and Gemini CLI take the block as JSON (``hookSpecificOutput.additionalContext`` of a
@@ -15,8 +16,9 @@ hook: ``aida hooks install codex`` writes the block (without a project) between 
 ``AGENTS.md``, and ``aida brain maintain`` refreshes it there (:func:`plan_agents_block`), never
 touching the rest of the file.
 
-It must be fast and must never stand in an agent's way: it reads INDEX.md, the listed record
-files and the use counts, embeds nothing, imports no model, and prints nothing at all when the
+It must be fast and must never stand in an agent's way: it reads INDEX.md, the listed records'
+type, tags and body from the card catalog (a plain read-only SQLite query; the files for what the
+catalog lacks), checks each file is still there, reads the use counts, embeds nothing, imports no model, and prints nothing at all when the
 brain cannot be read. Each block given is noted in ``.aida/injections.jsonl`` so that ``aida brain
 audit`` counts it as a use of every entry it carried. A forgotten record is in ``archive/``, not
 on a shelf: its line is left out even when INDEX.md is older than the forget.
@@ -121,6 +123,35 @@ def _entry(root: Path, line: str, rel: str) -> Entry | None:
                  _sentence(body))
 
 
+def _catalog(root: Path) -> dict[str, tuple]:
+    """path -> (type, tags JSON, created, body) of the durable records the card catalog holds (one
+    read-only query; empty when there is no SQLite catalog or it cannot be read: the files then)."""
+    db = root / ".aida" / "index.sqlite"
+    if not db.is_file():
+        return {}
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
+        try:
+            return {r[0]: r[1:] for r in conn.execute(
+                "SELECT path, type, tags, created, body, checksum FROM docs WHERE shelf = 'memories'")}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return {}
+
+
+def _from_catalog(line: str, rel: str, row: tuple) -> Entry | None:
+    type_, tags, created, body, _ = row
+    try:
+        tags = json.loads(tags) if isinstance(tags, str) else []
+    except ValueError:
+        return None
+    return Entry(line, rel, str(type_ or ""), tuple(str(t) for t in tags or ()), str(created or ""),
+                 _sentence(body or ""))
+
+
 def _uses(root: Path, paths: list[str]) -> dict[str, tuple[int, float]]:
     """Use counts from ``.aida/usage.sqlite`` (read-only; none when it cannot be read)."""
     db = root / ".aida" / "usage.sqlite"
@@ -151,11 +182,16 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
         lines = _generated_lines(root)
     seen: set[str] = set()
     entries = []
+    known = _catalog(root)
     for line, rel in lines:
         if rel in seen:
             continue
         seen.add(rel)
-        e = _entry(root, line, rel)
+        row = known.get(rel)
+        if row is not None and (root / rel).is_file():  # still on its shelf (not forgotten): the catalog's copy
+            e = _from_catalog(line, rel, row)
+        else:
+            e = _entry(root, line, rel)
         if e is not None:
             entries.append(e)
     if not entries:
@@ -165,10 +201,10 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     ours = [e for e in entries if e.type != "instruction" and has_project(e.tags, project)]
     taken = {e.path for e in rules} | {e.path for e in ours}
     rest = [e for e in entries if e.path not in taken]
-    # most used, then newest (ISO times sort as text), then INDEX.md's own order
-    order = {e.path: i for i, e in enumerate(entries)}
-    rest.sort(key=lambda e: (-uses.get(e.path, (0, 0.0))[0], _neg(e.created), order[e.path]))
-    ours.sort(key=lambda e: (-uses.get(e.path, (0, 0.0))[0], _neg(e.created), order[e.path]))
+    # most used, then newest (ISO times sort as text), then INDEX.md's own order (stable sorts)
+    for group in (rest, ours):
+        group.sort(key=lambda e: e.created, reverse=True)
+        group.sort(key=lambda e: uses.get(e.path, (0, 0.0))[0], reverse=True)
 
     sections = [("## Standing instructions", [f"- {e.sentence or e.line[2:]} ({e.path})" for e in rules], rules),
                 (f"## This project: {project}", [f"- {e.sentence or e.line[2:]} ({e.path})" for e in ours], ours),
@@ -185,8 +221,10 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
             continue
         head = f"\n{title}\n"
         n = 0
+        # the project's records take at most half the budget: the rest of the brain keeps room
+        limit = used + budget // 2 if title.startswith("## This project") else budget
         for text, e in zip(texts, es):
-            room = budget - used - len(footer.format(n=total))
+            room = min(budget, limit) - used - len(footer.format(n=total))
             piece = (head if n == 0 else "") + text + "\n"
             if len(piece) > room:
                 continue  # a long line may not fit where a shorter later one does
@@ -199,10 +237,6 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     if left:
         out.append(footer.format(n=left))
     return Block("".join(out), tuple(given), project, left, counts)
-
-
-def _neg(created: str) -> str:
-    return "".join(chr(ord("9") - ord(c) + ord("0")) if c.isdigit() else c for c in created or "")
 
 
 # ------------------------------------------------------------------------------------------ the hook
