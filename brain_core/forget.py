@@ -1,7 +1,7 @@
 """Forget and restore: a wrong or stale memory leaves recall without anything being deleted.
 
 ``forget`` moves the record's file to ``archive/<its path>`` and writes into it, in the same
-commit, a ``forgotten`` field: ``{"at", "by", "reason", "path"}`` (when, who asked: ``cli``,
+commit (with INDEX.md regenerated when there is one), a ``forgotten`` field: ``{"at", "by", "reason", "path"}`` (when, who asked: ``cli``,
 ``mcp:<agent>``, ``popup``; why; and where it lived). Nothing on the shelves holds it any more, so
 recall, INDEX.md, consolidation and the session-start block never see it; ``aida brain recall
 --archived`` still finds it (a plain word match over the archive), and git keeps every version.
@@ -144,7 +144,7 @@ def forget(brain, key: str, profile: str | None = None, reason: str = "", by: st
         fsync_dir(target.parent)
         if on_shelf(src):
             brain.index.remove_file(src)
-        brain.git.commit([src, dst], f"forget: {src}" + (f" ({reason})" if reason else ""))
+        brain.git.commit([src, dst, *_reindex(brain)], f"forget: {src}" + (f" ({reason})" if reason else ""))
         _emit(brain, "forgotten", old, src, dst)
     return Moved(old, src, dst)
 
@@ -182,9 +182,27 @@ def restore(brain, key: str, profile: str | None = None) -> Moved:
         fsync_dir(target.parent)
         if on_shelf(dst):
             brain.index.upsert_file(dst, target.read_bytes())
-        brain.git.commit([src, dst], f"restore: {dst}")
+        brain.git.commit([src, dst, *_reindex(brain)], f"restore: {dst}")
         _emit(brain, "restored", rec, src, dst)
     return Moved(rec, src, dst)
+
+
+def _reindex(brain) -> list[str]:
+    """INDEX.md and its shelf as they are now, written when they changed (the caller commits them
+    with the move, so the forget is one commit and INDEX.md never lists a forgotten record)."""
+    from . import scrub
+    from .lifecycle.tier_index import INDEX, SHELF, plan
+
+    if brain.read_text(INDEX) is None:
+        return []  # no INDEX.md yet: maintain or setup makes it
+    p = plan(brain)
+    changed = []
+    for rel, text in ((INDEX, p.index_text), (SHELF, p.shelf_text)):
+        text = scrub.file_text(rel, text)
+        if brain.read_text(rel) != text:
+            atomic_write_bytes(brain.root / rel, text.encode("utf-8"))
+            changed.append(rel)
+    return changed
 
 
 def _emit(brain, event: str, rec: Record, src: str, dst: str) -> None:

@@ -87,8 +87,10 @@ def test_forgotten_stays_out_of_index_md_and_consolidation(deploy):
         deploy.remember(body, type="event", profile="claude", key="export-failed")
     assert "billing-deploy" in regenerate(deploy).index_text
     forget(deploy, "billing-deploy")
-    text = regenerate(deploy).index_text
+    text = (deploy.root / "INDEX.md").read_text()  # forget itself regenerated it, in its one commit
     assert "billing-deploy" not in text and "webhook-retry-policy" in text
+    assert "INDEX.md" in deploy.git.run("show", "--name-only", "--format=", "HEAD").stdout
+    assert regenerate(deploy).written == ()
 
     proposals, _ = propose(deploy)
     before = {o.path for p in proposals for o in p.originals}
