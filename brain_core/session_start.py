@@ -51,7 +51,12 @@ class Entry:
     type: str = ""
     tags: tuple[str, ...] = ()
     created: str = ""
-    sentence: str = ""  # the body's first sentence
+    body: str = ""
+
+    @property
+    def sentence(self) -> str:
+        """The body's first sentence (made only for the lines shown)."""
+        return _sentence(self.body) if self.body else ""
 
 
 @dataclass(frozen=True)
@@ -119,8 +124,7 @@ def _entry(root: Path, line: str, rel: str) -> Entry | None:
         return None
     tags = d.get("tags") if isinstance(d.get("tags"), list) else []
     body = d.get("body") if isinstance(d.get("body"), str) else ""
-    return Entry(line, rel, str(d.get("type") or ""), tuple(str(t) for t in tags), str(d.get("created") or ""),
-                 _sentence(body))
+    return Entry(line, rel, str(d.get("type") or ""), tuple(str(t) for t in tags), str(d.get("created") or ""), body)
 
 
 def _catalog(root: Path) -> dict[str, tuple]:
@@ -144,12 +148,27 @@ def _catalog(root: Path) -> dict[str, tuple]:
 
 def _from_catalog(line: str, rel: str, row: tuple) -> Entry | None:
     type_, tags, created, body, _ = row
+    if isinstance(tags, str) and tags not in ("", "[]"):
+        try:
+            tags = tuple(str(t) for t in json.loads(tags))
+        except (ValueError, TypeError):
+            return None
+    else:
+        tags = ()
+    return Entry(line, rel, type_ or "", tags, created or "", body or "")
+
+
+def _on_shelves(root: Path) -> set[str]:
+    """Every durable record's and page's path, from a few folder listings (not a stat per record)."""
+    out: set[str] = set()
+    base = str(root)
     try:
-        tags = json.loads(tags) if isinstance(tags, str) else []
-    except ValueError:
-        return None
-    return Entry(line, rel, str(type_ or ""), tuple(str(t) for t in tags or ()), str(created or ""),
-                 _sentence(body or ""))
+        for prof in os.scandir(os.path.join(base, "memories")):
+            if prof.is_dir():
+                out.update(f"memories/{prof.name}/{f.name}" for f in os.scandir(prof.path) if f.name.endswith(".json"))
+    except OSError:
+        pass
+    return out
 
 
 def _uses(root: Path, paths: list[str]) -> dict[str, tuple[int, float]]:
@@ -183,12 +202,13 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     seen: set[str] = set()
     entries = []
     known = _catalog(root)
+    live = _on_shelves(root) if known else set()
     for line, rel in lines:
         if rel in seen:
             continue
         seen.add(rel)
         row = known.get(rel)
-        if row is not None and (root / rel).is_file():  # still on its shelf (not forgotten): the catalog's copy
+        if row is not None and rel in live:  # still on its shelf (not forgotten): the catalog's copy
             e = _from_catalog(line, rel, row)
         else:
             e = _entry(root, line, rel)
