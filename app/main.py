@@ -324,6 +324,8 @@ class AidaApp(QObject):
     def _harvested(self, ok: bool, last_line: str) -> None:
         if ok and self._manual_harvest:
             self.notifier.notify(Notice("Harvest finished", last_line or "The sweep ran.", ()))
+        elif ok and last_line.startswith("Read offline:"):  # the agent's CLI is logged out or over its limit
+            self.notifier.notify(Notice("Aida read offline", last_line, ()))
         self._manual_harvest = False
 
     @Slot(str, str)

@@ -383,7 +383,7 @@ class AidaService(QObject):
         """Run ``aida brain harvest`` in a subprocess; False when one is already running or paused."""
         if not manual and (self.paused or self.config.get("machine.role", "writer") == "reader"):
             return False
-        args = ["--brain", str(self.root), "brain", "harvest"] + (["--now"] if manual else [])
+        args = ["--brain", str(self.root), "brain", "harvest"] + (["--now", "--force"] if manual else [])
         return self.processes.start("harvest", args, self._harvested)
 
     def _harvested(self, ok: bool, out: str) -> None:

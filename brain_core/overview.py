@@ -7,6 +7,8 @@
 - ``newest``: the newest records with their origin ("from a Codex session on 2026-11-02");
 - ``last_harvest``: per agent, when it last ran and, for its sessions, what was kept and what
   was read and dropped (nothing worth keeping);
+- ``backfill``: the whole last backfill (``harvest/backfill.json``): sessions read, records kept,
+  sessions dropped and why, sessions left inside the quiet window, the provider; None before one;
 - ``index_budget``: INDEX.md's size against its budget, with ``aida brain budget``'s exit code;
 - ``catalog``: how fresh the card catalog is (files waiting to be indexed, the last scan);
 - ``never_used``: entries no agent session has named (the usage audit), None when no session was read.
@@ -59,6 +61,7 @@ def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:
         "newest": [{"path": p, "key": r.key, "type": r.type, "first_line": r.body.strip().splitlines()[0][:160]
                     if r.body.strip() else "", "origin": origin(r), "created": c} for c, p, r in recent[:newest]],
         "last_harvest": last_harvest(brain),
+        "backfill": last_backfill(brain),
         "index_budget": _budget(brain),
         "catalog": _catalog(brain),
         "never_used": _never_used(brain),
@@ -82,10 +85,30 @@ def last_harvest(brain) -> list[dict[str, Any]]:
         when = max(str(s.get("harvested", "")) for s in sessions.values() if isinstance(s, dict))
         last = {k: s for k, s in sessions.items() if isinstance(s, dict) and s.get("harvested") == when}
         kept = [{"session": k, "records": list(s.get("records") or [])} for k, s in last.items() if s.get("records")]
-        dropped = [{"session": k, "why": "nothing worth keeping"} for k, s in last.items() if not s.get("records")]
+        dropped = [{"session": k, "why": s.get("dropped") or "nothing worth keeping"} for k, s in last.items()
+                   if not s.get("records")]
         out.append({"tool": tool, "path": f"harvest/{tool}.json", "at": when, "sessions": len(last),
                     "kept": kept, "dropped": dropped, "sessions_total": len(sessions)})
     return out
+
+
+def last_backfill(brain) -> dict[str, Any] | None:
+    """The whole last backfill as it was saved when it ended, with the file's path."""
+    from .backfill import SUMMARY
+
+    text = brain.read_text(SUMMARY)
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {"path": SUMMARY, "error": "the backfill summary is not valid JSON"}
+    if not isinstance(data, dict):
+        return None
+    return {"path": SUMMARY, **{k: data.get(k) for k in ("finished", "relearn", "sessions", "planned", "records",
+                                                         "kept", "errors", "offline", "active_left", "provider",
+                                                         "calls")},
+            "dropped": dict(data.get("dropped") or {})}
 
 
 def _budget(brain) -> dict[str, Any]:

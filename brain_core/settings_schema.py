@@ -20,9 +20,11 @@ from typing import Any, Iterator
 
 from .errors import InvalidInput
 from .records import RECORD_TYPES
-PROVIDERS = ("none", "openai", "anthropic", "ollama", "llamacpp", "vllm", "lmstudio", "openai-compatible")
+PROVIDERS = ("none", "auto", "claude-code", "codex", "gemini-cli", "openai", "anthropic", "ollama", "llamacpp", "vllm",
+             "lmstudio", "openai-compatible")
 # Other spellings the provider factory accepts (brain_core/llm/factory.py ALIASES).
-PROVIDER_ALIASES = ("openai_compat", "openai-compat", "llama.cpp", "llama-cpp", "claude", "off", "offline")
+PROVIDER_ALIASES = ("openai_compat", "openai-compat", "llama.cpp", "llama-cpp", "claude", "off", "offline",
+                    "claude-cli", "claude_code", "gemini", "codex-cli")
 
 
 class BadSetting(InvalidInput):
@@ -157,6 +159,13 @@ SETTINGS: tuple[Setting, ...] = (
     _s("llm.backoff", "float", 0.5, "first pause between attempts in seconds (doubling)", minimum=0),
     _s("llm.max_tokens_field", "choice", "max_tokens", "the request field for the answer's length "
        "(max_completion_tokens for OpenAI reasoning models)", choices=("max_tokens", "max_completion_tokens")),
+    _s("llm.cli.timeout", "float", 180.0, "seconds one call to an agent's CLI (claude-code, codex, gemini-cli) may take",
+       minimum=0),
+    _s("llm.cli.calls_per_hour", "int", 30, "the most calls to an agent's CLI in an hour (0: no limit)", minimum=0),
+    _s("llm.cli.calls_per_day", "int", 200, "the most calls to an agent's CLI in a day (0: no limit)", minimum=0),
+    _s("llm.cli.batch_chars", "int", 24000, "quiet sessions are sent to an agent's CLI together up to this many "
+       "characters (0: one session per call)", minimum=0),
+    _s("llm.cli.executable", "str", "", "the agent's command, if not claude, codex or gemini on PATH"),
     _s("llm.price.input_per_mtok", "float", None, "USD per million input tokens, for the cost in run records",
        minimum=0, nullable=True),
     _s("llm.price.output_per_mtok", "float", None, "USD per million output tokens", minimum=0, nullable=True),
@@ -196,6 +205,8 @@ SETTINGS: tuple[Setting, ...] = (
     # -- harvest -----------------------------------------------------------------------------------------
     _s("harvest.quiet_minutes", "float", 10, "how long a session must be quiet before it is harvested",
        minimum=0),
+    _s("harvest.exclude", "list", [], "folders whose sessions are never read (globs such as ~/work/secret-*); "
+       "a repository with an .aidaignore file is left out too"),
     _s("harvest.roots", "map", {}, "where each agent keeps its sessions, if not the usual place: "
        "claude|codex|gemini -> folder"),
     # -- the tray ----------------------------------------------------------------------------------------
@@ -203,7 +214,8 @@ SETTINGS: tuple[Setting, ...] = (
     _s("tray.hotkeys.recall", "str", "Ctrl+Alt+Space", "the global hotkey for the quick-recall popup"),
     _s("tray.hotkeys.ptt", "str", "Ctrl+Alt+A", "the push-to-talk hotkey (hold to speak)"),
     _s("tray.sweep_minutes", "int", 5, "minutes between harvest sweeps (0: off)", minimum=0),
-    _s("tray.harvest_paused", "bool", False, "the tray's Pause harvesting switch"),
+    _s("tray.harvest_paused", "bool", False, "Pause harvesting: the agents' hooks, the sweep and `aida brain "
+       "harvest` (without --force) read nothing while it is on"),
     _s("tray.icon_theme", "choice", "auto", "the tray icon's glyph (auto: from the desktop's colours)",
        choices=("auto", "light", "dark")),
     _s("tray.popup_hide_on_blur", "bool", True, "close the popup when it loses focus"),

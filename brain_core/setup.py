@@ -51,6 +51,11 @@ class Found:
     pending_sessions: int = 0
     pending_bytes: int = 0
     budget: int = 6000  # tier_index.budget_chars: the session-start block's size
+    active_sessions: int = 0  # changed inside the quiet window: read once quiet (or with --include-active)
+    active_bytes: int = 0
+    quiet_minutes: float = 10
+    notes: list[str] = field(default_factory=list)
+    auto_provider: str = "none"  # what llm.provider auto would pick on this machine
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +70,7 @@ class Step:
     preview: str = ""  # a diff, a command, or what will happen
     manual: bool = False  # Aida shows what to run; the user runs it
     notes: list[str] = field(default_factory=list)
+    value: str = ""  # what the step sets (the llm step: the provider)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,22 +98,36 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
     found = Found(str(brain_path), (brain_path / ".git").is_dir(), agents, keyring, keeps, _speech_device(),
                   _embed_provider(), mics, mic_error, _llm(config),
                   budget=int(config.get("tier_index.budget_chars", 6000)))
-    if found.brain_exists:
-        try:
+    from .backfill import active_note, plan as backfill_plan
+    from .harvest.watermark import quiet_seconds
+
+    roots = {a.tool: Path(a.home) for a in agents if a.present and not a.error}
+    active: list = []
+    try:
+        if found.brain_exists:
             from . import Brain
-            from .backfill import plan as backfill_plan
 
             brain = Brain.open(brain_path, config=config)
             try:
-                todo = backfill_plan(brain, roots={a.tool: Path(a.home) for a in agents if a.present})
+                todo = backfill_plan(brain, roots=roots, sources=tuple(roots), active=active)
             finally:
                 brain.close()
-            found.pending_sessions, found.pending_bytes = len(todo), sum(p.size for p in todo)
-        except BrainError:
-            pass
-    else:
-        found.pending_sessions = sum(a.sessions for a in agents)
-        found.pending_bytes = sum(a.session_bytes for a in agents)
+        else:  # no brain yet: no watermark, every quiet session is new
+            todo = backfill_plan(None, roots=roots, sources=tuple(roots), active=active, config=config)
+        found.pending_sessions, found.pending_bytes = len(todo), sum(p.size for p in todo)
+        found.active_sessions, found.active_bytes = len(active), sum(p.size for p in active)
+    except BrainError:
+        pass
+    found.quiet_minutes = quiet_seconds(config) / 60
+    note = active_note(active, found.quiet_minutes)
+    if note:
+        found.notes.append(note)
+    try:
+        from .llm.factory import resolve_auto
+
+        found.auto_provider = resolve_auto()
+    except Exception:  # noqa: BLE001 - a broken keyring: auto finds nothing
+        found.auto_provider = "none"
     return found
 
 
@@ -212,7 +232,7 @@ def mic_level(seconds: float = 2.0) -> tuple[float | None, str]:
 
 
 def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None,
-         llm: str | None = None) -> list[Step]:
+         llm: str | None = None, include_active: bool = False) -> list[Step]:
     from .hooks import connect_plans, mcp_registration
 
     steps = []
@@ -233,13 +253,22 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
                           notes=list(ps[0].notes)))
         steps.append(Step(f"mcp-{a.tool}", f"Let {a.tool} recall from the brain (MCP server)", True, False,
                           mcp_registration(a.tool, brain_arg or found.brain), manual=True))
+    if llm is None and found.llm_provider == "none" and found.auto_provider != "none":
+        llm = "auto"  # the model the user already has: asked here, with a yes/no like every step
     if llm is not None:
-        steps.append(Step("llm", f"Answer and distil with {llm}", True, found.llm_provider == llm,
-                          f"aida config set llm.provider {llm}, then a connection test"))
-    if found.pending_sessions:
-        mb = found.pending_bytes / 1e6
-        steps.append(Step("backfill", f"Learn from the {found.pending_sessions} sessions already on disk ({mb:.1f} MB)",
-                          True, False, "newest first, resumable: `aida brain backfill` runs or resumes it"))
+        what = f"{llm} (now {found.auto_provider})" if llm == "auto" else llm
+        steps.append(Step("llm", f"Answer and distil with {what}", True, found.llm_provider == llm,
+                          f"aida config set llm.provider {llm}, then a connection test"
+                          + ("; auto is the first agent CLI installed and logged in, then an API key, then none"
+                             if llm == "auto" else ""), value=llm))
+    count = found.pending_sessions + (found.active_sessions if include_active else 0)
+    size = found.pending_bytes + (found.active_bytes if include_active else 0)
+    notes = [] if include_active else list(found.notes)
+    if count or notes:
+        title = (f"Learn from the {count} session{'s' if count != 1 else ''} already on disk ({size / 1e6:.1f} MB)"
+                 if count else "Learn from the sessions on disk once they are quiet")
+        steps.append(Step("backfill", title, True, False,
+                          "newest first, resumable: `aida brain backfill` runs or resumes it", notes=notes))
     return steps
 
 
@@ -247,7 +276,7 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
 
 
 def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_arg: str | None = None,
-          clone: str | None = None, llm: str | None = None,
+          clone: str | None = None, llm: str | None = None, include_active: bool = False,
           say: Callable[[str], None] = print, on_progress=None) -> dict[str, str]:
     """Carry out the chosen steps in order; returns step id -> what happened (one line each).
     A failing step is reported with its fix and the others still run."""
@@ -275,9 +304,9 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
                     tool, str(brain_arg or found.brain), home, budget=found.budget)) if b]
                 outcome[step.id] = "installed" + (f" (backup: {', '.join(map(str, backups))})" if backups else "")
             elif step.id == "llm":
-                outcome[step.id] = _set_llm(config, llm or "none")
+                outcome[step.id] = _set_llm(config, llm or step.value or "none")
             elif step.id == "backfill":
-                outcome[step.id] = _backfill(found, config, on_progress)
+                outcome[step.id] = _backfill(found, config, on_progress, include_active=include_active)
             else:
                 outcome[step.id] = "unknown step"
         except BrainError as e:
@@ -337,22 +366,32 @@ def _set_llm(config, provider: str) -> str:
 
     try:
         llm = make_provider(config)
+        if llm is None:
+            return "set; nothing to use on this machine yet, so it answers offline"
         llm.complete("Reply with OK.", "Say OK.", max_tokens=5)
     except BrainError as e:
         return f"set, but the connection test failed: {e}"
     return "set; the connection test answered"
 
 
-def _backfill(found: Found, config, on_progress) -> str:
+def _backfill(found: Found, config, on_progress, *, include_active: bool = False) -> str:
     from . import Brain
     from .backfill import backfill
 
     brain = Brain.open(Path(found.brain), config=config)
     try:
-        p = backfill(brain, roots={a.tool: Path(a.home) for a in found.agents if a.present}, on_progress=on_progress)
+        roots = {a.tool: Path(a.home) for a in found.agents if a.present and not a.error}
+        p = backfill(brain, roots=roots, sources=tuple(roots), on_progress=on_progress, include_active=include_active)
     finally:
         brain.close()
-    return f"{p.done} sessions read, {p.records} records kept" + (f", {p.errors} failed" if p.errors else "")
+    line = p.summary()
+    if p.active and not include_active:
+        line += f"; {p.active} changed in the last {found.quiet_minutes:g} minutes, read once quiet " \
+                "(or now with `aida brain backfill --include-active`)"
+    for note in p.notes:
+        if "read offline" in note or "offline instead" in note:
+            line += f"; {note}"
+    return line
 
 
 # ----------------------------------------------------------------------------------------- state

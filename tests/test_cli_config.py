@@ -45,7 +45,7 @@ def test_set_then_get_and_list(cfg_path, capsys):
     data = json.loads(capsys.readouterr().out)
     rows = {r["key"]: r for r in data["settings"]}
     assert rows["recall.half_life_days"]["value"] == 90 and not rows["recall.half_life_days"]["is_default"]
-    assert rows["llm.provider"]["is_default"] and rows["llm.provider"]["allowed"].startswith("none | openai")
+    assert rows["llm.provider"]["is_default"] and rows["llm.provider"]["allowed"].startswith("none | auto | claude-code")
     assert main(["config", "set", "recall.half_life_days", "null"]) == 0  # back to the default
     assert yaml.safe_load(cfg_path.read_text()) == {}
 
@@ -53,7 +53,7 @@ def test_set_then_get_and_list(cfg_path, capsys):
 @pytest.mark.parametrize("key,value,says", [
     ("recall.half_life_days", "banana", "not a number"),
     ("recall.half_life_days", "-5", "allowed range"),
-    ("llm.provider", "bogus", "not one of none, openai"),
+    ("llm.provider", "bogus", "not one of none, auto"),
     ("recal.half_life_days", "5", "did you mean recall.half_life_days"),
     ("voice.devcie", "cpu", "did you mean voice.device"),
     ("recall", "5", "is a section"),

@@ -177,11 +177,11 @@ def test_mark_records_the_session_and_through_only_moves_forward():
 
 def test_the_stored_file_is_sorted_indented_json_with_names_kept_readable():
     wm = Watermark("gemini", through="2026-01-02T03:04:05Z")
-    wm.mark(_sf(sid="s", path="/home/zoë/chats/s.json", mtime=T0 - 10), now=T0, records=["memories/gemini/x.json"])
+    wm.mark(_sf(sid="s", path="/srv/café/chats/s.json", mtime=T0 - 10), now=T0, records=["memories/gemini/x.json"])
     text = wm.to_json()
     expected = {"version": 1, "tool": "gemini", "through": iso(T0 - 10), "sessions": wm.sessions}
     assert text == json.dumps(expected, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
-    assert "zoë" in text and text.endswith("}\n")
+    assert "café" in text and text.endswith("}\n")
     assert wm.relpath == "harvest/gemini.json"
 
 

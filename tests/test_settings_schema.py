@@ -81,7 +81,7 @@ def test_every_default_passes_its_own_check():
     ("recall.half_life_days", "banana", "not a number"),
     ("recall.half_life_days", -5, "allowed range"),
     ("recall.decay_floor", 1.5, "0 to 1"),
-    ("llm.provider", "bogus", "not one of none, openai"),
+    ("llm.provider", "bogus", "not one of none, auto"),
     ("llm.provider", "opnai", "did you mean openai"),
     ("recall.rrf_k", 2.5, "whole number"),
     ("ask.cache", "maybe", "not true or false"),

@@ -170,6 +170,26 @@ def _provider(cfg):
 
 def _llm(cfg):
     name, flavour = _provider(cfg)
+    from ..llm.agent_cli import AGENTS, EXECUTABLE, last_status, logged_in
+
+    if name == "auto":
+        from ..llm.factory import resolve_auto
+
+        chosen = resolve_auto()
+        if chosen == "none":
+            raise Optional_("auto: no agent CLI logged in and no API key; distilling and answering work offline",
+                            fix="log in to claude, codex or gemini once, or `aida config set-key anthropic`")
+        name, flavour = chosen, _provider({"llm": {"provider": chosen}})[1]
+    if name in AGENTS:
+        exe = EXECUTABLE[name]
+        if not logged_in(name):
+            raise Optional_(f"{name}: `{exe}` is not on PATH or not logged in; harvests read offline",
+                            fix=f"install it and run `{exe}` once to log in, or choose another llm.provider")
+        status = last_status()
+        if status and status.get("provider") == name and status.get("problem"):
+            raise Optional_(f"{name}: the last harvest ({status.get('at')}) read offline: {status['problem']}",
+                            fix=f"run `{exe}` once to check its login and limit; the next harvest tries again")
+        return f"{name} (`{exe}` logged in)"
     if flavour is None:
         raise Optional_("none configured: distilling and answering work offline (extractive)",
                         fix="`aida config set llm.provider ollama` (a local server), or openai / anthropic and "

@@ -29,6 +29,7 @@ def register(sub, groups) -> None:
     p.add_argument("--dry-run", action="store_true", help="show what would be written and which redactions fired")
     p.add_argument("--no-mirror", action="store_true", help="leave the agents' memory files alone this time")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--force", action="store_true", help="harvest even while harvesting is paused")
     p.add_argument("--hook", choices=NAMES, help=argparse.SUPPRESS)
     p.add_argument("payload", nargs="?", help=argparse.SUPPRESS)  # Codex's notify appends its JSON here
     p.set_defaults(func=cmd_harvest)
@@ -44,7 +45,7 @@ def cmd_harvest(args, ctx) -> int:
     roots = {k: Path(v).expanduser() for k, v in (ctx.config.get("harvest.roots", {}) or {}).items() if v}
     try:
         result = sweep(brain, sources=sources, roots=roots, files=args.file or (), ignore_quiet=args.now,
-                       dry_run=args.dry_run, include_mirror=not args.no_mirror)
+                       dry_run=args.dry_run, include_mirror=not args.no_mirror, force=args.force)
     finally:
         brain.close()
     if args.json:
@@ -78,12 +79,16 @@ def _print(result, quiet_minutes) -> None:
     if skipped:
         print(f"Skipped: {skipped} (quiet window {quiet_minutes} min; --now ignores it).")
     failed = result.errors
-    if not result.outcomes and not skipped:
+    if result.paused:
+        print(result.notes[0])
+    elif not result.outcomes and not skipped:
         print("Nothing to harvest.")
     elif not result.dry_run:
         print(f"{result.written} record(s) written.")
     if failed:  # last, so a caller showing the last line shows this
         print(f"{len(failed)} session(s) could not be harvested and will be retried: {failed[0].error}")
+    elif result.fallback:  # the tray shows the last line: the provider's trouble, in one line
+        print(f"Read offline: {result.fallback}")
 
 
 def _path(r: dict) -> str:
@@ -91,9 +96,15 @@ def _path(r: dict) -> str:
 
 
 def _from_hook(args, ctx) -> int:
-    """Called by an agent: never block it, never fail it, never print to its stdout."""
+    """Called by an agent: never block it, never fail it, never print to its stdout. Inside a call
+    Aida made to an agent's CLI (``AIDA_CHILD``), or while harvesting is paused, it does nothing."""
     from ..errors import BrainError
+    from ..harvest.run import paused
     from ..hooks import hook_plan, spawn_detached
+    from ..llm.agent_cli import is_child
+
+    if is_child() or paused(ctx.config):
+        return 0
 
     payload = args.payload if args.payload is not None else _read_stdin()
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 
 def register(sub, groups) -> None:
@@ -21,6 +22,8 @@ def register(sub, groups) -> None:
     p.add_argument("--llm", metavar="PROVIDER",
                    help="answer and distil with this provider: none, ollama, llamacpp, openai, anthropic...")
     p.add_argument("--mic-test", action="store_true", help="record 2 seconds to check the microphone's level")
+    p.add_argument("--include-active", action="store_true",
+                   help="also learn from sessions changed in the last harvest.quiet_minutes (10)")
     p.set_defaults(func=cmd_setup)
 
     b = groups["brain"].add_parser(
@@ -31,6 +34,11 @@ def register(sub, groups) -> None:
     b.add_argument("--limit", type=int, metavar="N", help="stop after N sessions (the rest is left for the next run)")
     b.add_argument("--batch", type=int, default=8, metavar="N",
                    help="sessions per batch: the most a kill can cost (default 8)")
+    b.add_argument("--include-active", action="store_true",
+                   help="also read sessions changed in the last harvest.quiet_minutes (10)")
+    b.add_argument("--relearn", action="store_true",
+                   help="read again, with the configured model, the sessions the offline distiller read")
+    b.add_argument("--force", action="store_true", help="run even while harvesting is paused")
     b.set_defaults(func=cmd_backfill)
 
     o = groups["brain"].add_parser(
@@ -45,7 +53,7 @@ def cmd_setup(args, ctx) -> int:
     from ..setup import apply, detect, mic_level, plan
 
     found = detect(ctx.config, ctx.brain_path())
-    steps = plan(found, brain_arg=ctx.brain_arg, clone=args.clone, llm=args.llm)
+    steps = plan(found, brain_arg=ctx.brain_arg, clone=args.clone, llm=args.llm, include_active=args.include_active)
     steps = [s for s in steps if s.id not in set(args.skip)]
     level = mic_level() if args.mic_test and not args.dry_run else None
     if args.dry_run:
@@ -59,7 +67,7 @@ def cmd_setup(args, ctx) -> int:
     chosen = {s.id for s in steps if s.default} if args.yes else _ask(steps)
     say = (lambda line: None) if args.json else print
     outcome = apply(steps, chosen, found, ctx.config, brain_arg=ctx.brain_arg, clone=args.clone, llm=args.llm,
-                    say=say, on_progress=None if args.json else _Progress())
+                    include_active=args.include_active, say=say, on_progress=None if args.json else _Progress())
     if args.json:
         print(json.dumps({"found": found.to_dict(), "steps": [s.to_dict() for s in steps], "outcome": outcome},
                          indent=2))
@@ -71,8 +79,11 @@ def cmd_backfill(args, ctx) -> int:
 
     lower_priority()
     brain = ctx.open_brain()
+    roots = {k: Path(v).expanduser() for k, v in (ctx.config.get("harvest.roots", {}) or {}).items() if v}
     try:
-        p = backfill(brain, on_progress=None if args.json else _Progress(), limit=args.limit, batch=max(1, args.batch))
+        p = backfill(brain, roots=roots or None, on_progress=None if args.json else _Progress(), limit=args.limit,
+                     batch=max(1, args.batch), include_active=args.include_active, relearn=args.relearn,
+                     force=args.force)
     finally:
         brain.close()
     if args.json:
@@ -80,6 +91,7 @@ def cmd_backfill(args, ctx) -> int:
     else:
         for note in p.notes:
             print(note)
+        print(("Relearn: " if args.relearn else "Backfill: ") + p.summary() + ".")
     return 0
 
 
@@ -107,6 +119,14 @@ def cmd_overview(args, ctx) -> int:
             continue
         print(f"Last {h['tool']} harvest {h['at']}: {h['sessions']} sessions, {len(h['kept'])} kept records, "
               f"{len(h['dropped'])} had nothing worth keeping")
+    bf = o.get("backfill")
+    if bf and "error" in bf:
+        print(f"Backfill: {bf['error']} ({bf['path']})")
+    elif bf:
+        dropped = ", ".join(f"{n} {why}" for why, n in bf["dropped"].items()) or "none"
+        print(f"{'Relearn' if bf.get('relearn') else 'Backfill'} {bf['finished']}: {bf['sessions']} sessions read "
+              f"({bf.get('provider') or 'none'}), {bf['records']} records kept from {bf['kept']} sessions; dropped: "
+              f"{dropped}" + (f"; {bf['active_left']} left for later (inside the quiet window)" if bf['active_left'] else ""))
     b, c = o["index_budget"], o["catalog"]
     print(f"INDEX.md: {b['message']} (exit {b['exit_code']})")
     print(f"Catalog: {c['indexed']} indexed, {c['pending']} waiting, last scan {c['last_scan'] or 'never'}")
@@ -126,7 +146,10 @@ def _show(found, steps, level) -> None:
                   f"({a.session_bytes / 1e6:.1f} MB), {hook}")
     keys = "keeps API keys" if found.keyring_keeps_keys else "cannot keep API keys (use environment variables)"
     print(f"Keyring: {found.keyring} ({keys})")
-    print(f"Speech: {found.speech_device}; embeddings on {found.embed_provider}; LLM: {found.llm_provider}")
+    print(f"Speech: {found.speech_device}; embeddings on {found.embed_provider}; LLM: {found.llm_provider}"
+          + (f" (auto would use {found.auto_provider})" if found.llm_provider in ("none", "auto") else ""))
+    print(f"Sessions: {found.pending_sessions} quiet, ready to learn from; {found.active_sessions} changed in the "
+          f"last {found.quiet_minutes:g} minutes")
     print(f"Microphone: {', '.join(found.microphones) if found.microphones else found.microphone_error}")
     if level is not None:
         print(f"Microphone test: {level[1]}" + (f" (peak {level[0]:.2f})" if level[0] is not None else ""))
@@ -134,6 +157,8 @@ def _show(found, steps, level) -> None:
     for s in steps:
         state = "done" if s.done else ("shown, you run it" if s.manual else ("yes" if s.default else "no"))
         print(f"  [{state}] {s.id}: {s.title}")
+        for note in s.notes:
+            print(f"         {note}")
 
 
 def _ask(steps) -> set[str]:

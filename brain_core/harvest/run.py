@@ -37,12 +37,14 @@ class Outcome:
     tool: str
     session: str
     path: str
-    reason: str  # new | grew | file | mirror
+    reason: str  # new | grew | file | mirror | relearn
     records: list[dict] = field(default_factory=list)  # what was (or would be) written
     written: list[str] = field(default_factory=list)  # record paths actually changed
     redactions: dict[str, int] = field(default_factory=dict)  # rule -> count
     refused: list[str] = field(default_factory=list)  # proposed bodies refused as orders aimed at the assistant
     error: str | None = None
+    offline: bool = False  # read by the offline distiller (``--relearn`` reads it again with a model)
+    dropped: str | None = None  # why nothing was kept, when nothing was
 
 
 @dataclass
@@ -52,6 +54,10 @@ class Result:
     outcomes: list[Outcome] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
     notes: list[str] = field(default_factory=list)
+    paused: bool = False
+    provider: str | None = None  # the model that read the sessions ("none": offline)
+    fallback: str | None = None  # why this run went on offline, in one sentence
+    calls: int = 0  # calls made to the provider
 
     @property
     def written(self) -> int:
@@ -64,8 +70,18 @@ class Result:
     def to_dict(self) -> dict:
         return {
             "dry_run": self.dry_run, "reader": self.reader, "written": self.written,
-            "skipped": self.skipped, "notes": self.notes, "outcomes": [asdict(o) for o in self.outcomes],
+            "skipped": self.skipped, "notes": self.notes, "paused": self.paused, "provider": self.provider,
+            "fallback": self.fallback, "calls": self.calls, "outcomes": [asdict(o) for o in self.outcomes],
         }
+
+
+PAUSED = "Harvesting is paused (Pause harvesting, tray.harvest_paused); nothing was read. --force harvests anyway."
+CHILD = "This process runs inside a call Aida made to an agent's CLI (AIDA_CHILD); nothing is harvested."
+
+
+def paused(config) -> bool:
+    """The one switch that pauses every path that harvests."""
+    return bool(config.get("tray.harvest_paused", False)) if config is not None else False
 
 
 def sweep(
@@ -80,35 +96,69 @@ def sweep(
     llm=_DEFAULT,
     clock: Clock = system_clock,
     notify: Callable[[Outcome], None] | None = None,
+    force: bool = False,
+    reason: str | None = None,
 ) -> Result:
     """Harvest what is due. ``files``: harvest exactly these transcripts, now, whatever their
-    watermark says. ``roots``: per-tool home folders (tests, non-default installs).
+    watermark says. ``roots``: per-tool home folders (tests, non-default installs). ``force``:
+    harvest even while harvesting is paused. ``reason``: what the outcomes of ``files`` say
+    (``file``, or ``relearn``).
 
     Only one sweep writes at a time (agents fire a hook after every turn): a second one that
     finds the harvest lock taken returns at once with a note, leaving the work to the first.
     """
+    from ..llm.agent_cli import is_child
+
+    if is_child():
+        return Result(dry_run=True, notes=[CHILD])
+    if paused(brain.config) and not force:
+        return Result(dry_run=dry_run, paused=True, notes=[PAUSED])
+    args = (brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify, reason)
     if dry_run or str(brain.config.get("machine.role", "writer")).lower() == "reader":
-        return _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify)
+        return _sweep(*args)
     from ..locks import FileLock
 
     lock = FileLock(brain.root / ".aida" / "harvest.lock", timeout=0)
     if not lock.acquire(blocking=False):
         return Result(dry_run=False, notes=["Another harvest is running; it will take these sessions."])
     try:
-        return _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify)
+        return _sweep(*args)
     finally:
         lock.release()
 
 
-def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify) -> Result:
+class _Run:
+    """The model a sweep reads with, until it fails for the whole run (then offline, once said)."""
+
+    def __init__(self, llm, result: Result) -> None:
+        self.llm, self.result = llm, result
+        result.provider = getattr(llm, "name", "none") if llm is not None else "none"
+
+    def fall_back(self, e: ProviderError) -> None:
+        from ..llm.agent_cli import record_status
+
+        self.result.fallback = str(e)
+        self.result.notes.append(f"{e} This run reads the sessions offline instead.")
+        record_status(getattr(self.llm, "name", "?"), str(e), kind=getattr(e, "kind", "failed"))
+        self.llm = None
+
+
+def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify, reason) -> Result:
+    from .exclude import Exclusions
+
     config = brain.config
     reader = str(config.get("machine.role", "writer")).lower() == "reader"
     result = Result(dry_run=dry_run or reader, reader=reader)
     roots = dict(roots or {})
     if llm is _DEFAULT:
         llm = _provider(config, result)
+    run = _Run(llm, result)
     now = clock()
     quiet_s = quiet_seconds(config)
+    exclusions = Exclusions(config)
+
+    def skip(why: str) -> None:
+        result.skipped[why] = result.skipped.get(why, 0) + 1
 
     plan: dict[str, list[tuple[object, str]]] = {}
     marks: dict[str, Watermark] = {}
@@ -131,35 +181,47 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             from . import session_file
 
             sf = session_file(tool, src.file_id(path), path)
-            plan.setdefault(tool, []).append((sf, "file"))
+            why = exclusions.why(sf) if sf is not None else None
+            if why:
+                skip(why)
+                continue
+            plan.setdefault(tool, []).append((sf, reason or "file"))
     else:
         for tool in sources:
             src = get(tool, roots.get(tool))
             wm = marks.setdefault(tool, Watermark.load(brain, tool))
             for sf in src.files():
                 due = check(wm, sf, now=now, quiet_s=quiet_s, ignore_quiet=ignore_quiet)
-                if due.due:
+                why = exclusions.why(sf) if due.due else None
+                if why:
+                    skip(why)
+                elif due.due:
                     plan.setdefault(tool, []).append((sf, due.reason))
                 else:
-                    result.skipped[due.reason] = result.skipped.get(due.reason, 0) + 1
+                    skip(due.reason)
 
     for tool, items in plan.items():
         src = get(tool, roots.get(tool))
         wm = marks.setdefault(tool, Watermark.load(brain, tool))
-        outcomes = [harvest_session(src, sf, reason=reason, llm=llm) for sf, reason in items]
+        outcomes = harvest_many(src, items, run=run)
         result.outcomes += outcomes
         if result.dry_run:
             continue
         _write_outcomes(brain, tool, outcomes)
         harvested = [(sf, o) for (sf, _), o in zip(items, outcomes) if o.error is None]
         for sf, o in harvested:
-            wm.mark(sf, now=now, records=[record_path(r) for r in o.records])
+            wm.mark(sf, now=now, records=[record_path(r) for r in o.records], offline=o.offline, dropped=o.dropped)
             if notify and o.written:
                 notify(o)
         if harvested:
             n = len(harvested)
             wm.save(brain, f"harvest: {tool} watermark ({n} session{'s' if n != 1 else ''})")
 
+    if run.result.calls and not result.fallback and not result.dry_run:
+        from ..llm.agent_cli import AgentCLI, record_status
+
+        if isinstance(run.llm, AgentCLI):
+            record_status(run.llm.name, None)
     if include_mirror and not files:
         outcome = run_mirror(brain, sources=sources, roots=roots, dry_run=result.dry_run)
         if outcome.records:
@@ -190,36 +252,121 @@ def _write_outcomes(brain, tool: str, outcomes: list[Outcome]) -> None:
                 o.error = str(e)
 
 
-def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
-    """One transcript through the pipeline up to the records to write; errors become the
-    outcome's ``error``, not a crash, so one bad file never stops a sweep."""
-    from ..redact import redact
+@dataclass
+class _Prepared:
+    outcome: Outcome
+    session: Session
+    texts: dict = field(default_factory=dict)  # offline? -> (redaction, fragments)
 
+    def text(self, offline: bool):
+        from ..redact import redact
+
+        if offline not in self.texts:
+            raw = session_text(self.session, offline=offline)
+            red = redact(raw)
+            fragments = {w for f in red.findings for w in re.findall(r"[a-z0-9]{8,}", raw[f.start:f.end].lower())}
+            self.texts[offline] = (red, fragments)
+        return self.texts[offline]
+
+    @property
+    def context(self) -> dict:
+        return {"project": self.session.project, "title": self.session.title}
+
+
+def _prepare(src, sf, reason: str) -> tuple[Outcome, _Prepared | None]:
     outcome = Outcome(tool=src.name, session=sf.id, path=str(sf.path), reason=reason)
     try:
         session: Session = src.parse(sf.path)
     except BrainError as e:
         outcome.error = f"{sf.path} could not be read ({e})."
-        return outcome
+        return outcome, None
     except (OSError, ValueError, EOFError) as e:
         outcome.error = f"{sf.path} could not be read ({e.__class__.__name__}: {e})."
-        return outcome
+        return outcome, None
     if not any(t.role == "user" for t in session.turns):
-        return outcome  # nothing the person said: nothing to learn
-    raw = session_text(session, offline=llm is None or getattr(llm, "name", "none") == "none")
-    red = redact(raw)
-    outcome.redactions = dict(Counter(f.rule for f in red.findings))
-    # Lowercase fragments of what was masked: a key (a file name, never masked on write) that
-    # carries one is replaced by a key made from the masked body.
-    fragments = {w for f in red.findings for w in re.findall(r"[a-z0-9]{8,}", raw[f.start:f.end].lower())}
-    context = {"project": session.project, "title": session.title}
-    try:
+        outcome.dropped = "nothing the person said"
+        return outcome, None  # nothing the person said: nothing to learn
+    return outcome, _Prepared(outcome, session)
+
+
+def _offline(llm) -> bool:
+    return llm is None or getattr(llm, "name", "none") == "none"
+
+
+def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
+    """One transcript through the pipeline up to the records to write; errors become the
+    outcome's ``error``, not a crash, so one bad file never stops a sweep."""
+    return harvest_many(src, [(sf, reason)], run=_Run(llm, Result(dry_run=True)))[0]
+
+
+def harvest_many(src, items, *, run: _Run) -> list[Outcome]:
+    """Sessions of one agent through the pipeline. With an agent-CLI provider, quiet sessions that
+    fit go to the model together (:mod:`.batch`); a provider that is missing, logged out or over
+    its limit turns the rest of the run offline (:class:`~brain_core.llm.agent_cli.AgentUnavailable`)."""
+    from ..llm.agent_cli import AgentUnavailable
+    from .batch import groups
+
+    prepared = [_prepare(src, sf, reason) for sf, reason in items]
+    ready = [p for _, p in prepared if p is not None]
+    limit = int(getattr(run.llm, "batch_chars", 0) or 0)
+    todo = groups([len(p.text(False)[0].text) for p in ready], limit) if limit and not _offline(run.llm) \
+        else [[i] for i in range(len(ready))]
+    for group in todo:
+        members = [ready[i] for i in group]
+        if len(members) > 1 and not _offline(run.llm):
+            try:
+                _distill_group(src, members, run)
+                continue
+            except AgentUnavailable as e:
+                run.fall_back(e)
+            except ProviderError:
+                pass  # a batched answer that did not fit the schema: one by one
+        for p in members:
+            _distill_one(src, p, run)
+    return [o for o, _ in prepared]
+
+
+def _distill_one(src, p: _Prepared, run: _Run) -> None:
+    from ..llm.agent_cli import AgentUnavailable
+
+    while True:
+        offline = _offline(run.llm)
+        red, fragments = p.text(offline)
         refused: list[str] = []
-        proposed = distill(red.text, profile=src.name, source=session.source, context=context, llm=llm, refused=refused)
-        outcome.refused = [redact(b).text for b in refused]
-    except ProviderError as e:
-        outcome.error = str(e)
-        return outcome
+        try:
+            proposed = distill(red.text, profile=src.name, source=p.session.source, context=p.context,
+                               llm=None if offline else run.llm, refused=refused)
+        except AgentUnavailable as e:
+            run.fall_back(e)
+            continue
+        except ProviderError as e:
+            p.outcome.error = str(e)
+            return
+        if not offline:
+            run.result.calls += 1
+        _finish(p, red, fragments, proposed, refused, offline)
+        return
+
+
+def _distill_group(src, members: list[_Prepared], run: _Run) -> None:
+    from .batch import distill_batch
+
+    texts = [m.text(False) for m in members]
+    refused: list[list[str]] = [[] for _ in members]
+    proposed = distill_batch([(red.text, m.context) for m, (red, _) in zip(members, texts)], run.llm,
+                             profile=src.name, sources=[m.session.source for m in members], refused=refused)
+    run.result.calls += 1
+    for m, (red, fragments), recs, ref in zip(members, texts, proposed, refused):
+        _finish(m, red, fragments, recs, ref, False)
+
+
+def _finish(p: _Prepared, red, fragments, proposed: list[dict], refused: list[str], offline: bool) -> None:
+    from ..redact import redact
+
+    outcome = p.outcome
+    outcome.offline = offline
+    outcome.redactions = dict(Counter(f.rule for f in red.findings))
+    outcome.refused = [redact(b).text for b in refused]
     records, seen = [], set()
     for rec in proposed:
         if standing_order(rec["body"]):
@@ -234,9 +381,10 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
         if key in seen:
             continue
         seen.add(key)
-        records.append({**rec, "key": key, "body": body.text, "created": _created(session)})
+        records.append({**rec, "key": key, "body": body.text, "created": _created(p.session)})
     outcome.records = records
-    return outcome
+    if not records:
+        outcome.dropped = "refused: orders aimed at the assistant" if outcome.refused else "nothing worth keeping"
 
 
 def session_text(session: Session, *, offline: bool) -> str:

@@ -5,11 +5,19 @@ machine sharing the brain then skips what the first harvested). A session is due
 been quiet for ``harvest.quiet_minutes`` (10 by default: an agent still working would be
 harvested half-way) and was never harvested or has grown since. The clock is injected so tests
 can move time instead of waiting for it.
+
+A brain is pushed to a remote, so the file names no absolute home folder and no login name: a
+transcript's path is kept relative to the home (``~/.claude/projects/...``), with the login name
+masked where the agent encoded it in a folder name (``-home-<user>-work-app``); older files are
+migrated when read. A session read by the offline distiller is marked ``"offline": true``, so
+``aida brain backfill --relearn`` can read it again once a model is available.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -52,6 +60,9 @@ class Watermark:
         if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
             return cls(tool)
         sessions = {str(k): v for k, v in data["sessions"].items() if isinstance(v, dict)}
+        for v in sessions.values():  # migrate: absolute home paths written before
+            if isinstance(v.get("path"), str):
+                v["path"] = portable(v["path"])
         return cls(tool, sessions, data.get("through"))
 
     def to_json(self) -> str:
@@ -69,15 +80,21 @@ class Watermark:
         known = self.sessions.get(sf.id)
         if known is None:
             return True
-        if str(sf.path) == f"{known.get('path')}.zst":
+        if portable(sf.path) == f"{portable(str(known.get('path')))}.zst":
             return False  # compressed in place (foo.jsonl -> foo.jsonl.zst): the same session, not more of it
         return sf.size > int(known.get("size", 0))  # grown in place, or moved elsewhere with more in it
 
-    def mark(self, sf: SessionFile, *, now: float, records: list[str]) -> None:
-        self.sessions[sf.id] = {
-            "path": str(sf.path), "size": sf.size, "mtime": iso(sf.mtime),
+    def mark(self, sf: SessionFile, *, now: float, records: list[str], offline: bool = False,
+             dropped: str | None = None) -> None:
+        entry = {
+            "path": portable(sf.path), "size": sf.size, "mtime": iso(sf.mtime),
             "harvested": iso(now), "records": sorted(records),
         }
+        if offline:
+            entry["offline"] = True
+        if dropped and not records:
+            entry["dropped"] = dropped
+        self.sessions[sf.id] = entry
         if self.through is None or iso(sf.mtime) > self.through:
             self.through = iso(sf.mtime)
 
@@ -107,6 +124,38 @@ def check(wm: Watermark, sf: SessionFile, *, now: float, quiet_s: float, ignore_
     if not ignore_quiet and now - sf.mtime < quiet_s:
         return Due(sf, False, "active")
     return Due(sf, True, "grew" if sf.id in wm.sessions else "new")
+
+
+_HOME_PREFIX = re.compile(r"^(?:/Users/|/home/|/var/home/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?P<name>[^\\/]+)")
+
+
+def portable(path) -> str:
+    """``path`` as the brain keeps it: relative to the home (``~/...``), with login names masked."""
+    text = str(path)
+    if text.startswith("~"):
+        return _mask_names(text, set())
+    names: set[str] = set()
+    try:
+        home = os.path.expanduser("~")
+        if home and home != "~" and (text == home or text.startswith(home.rstrip("/\\") + os.sep)):
+            names.add(os.path.basename(home.rstrip("/\\")))
+            text = "~" + text[len(home.rstrip("/\\")):]
+    except (KeyError, ValueError):
+        pass
+    m = _HOME_PREFIX.match(text)
+    if m:
+        names.add(m.group("name"))
+        text = "~" + text[m.end():]
+    return _mask_names(text.replace("\\", "/"), names)
+
+
+def _mask_names(text: str, names: set[str]) -> str:
+    from .privacy import local_identity
+
+    for name in sorted(names | local_identity()[0], key=len, reverse=True):
+        if len(name) >= 3 and name.lower() not in ("home", "user", "users"):
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", "<user>", text, flags=re.I)
+    return text
 
 
 def system_clock() -> float:

@@ -2,9 +2,12 @@
 
 Settings (all optional; the default is no provider at all):
 
-``llm.provider``   ``none`` (default) | ``openai`` | ``anthropic`` | ``ollama`` | ``llamacpp`` |
-                   ``vllm`` | ``lmstudio`` | ``openai-compatible`` (the last five speak OpenAI's
-                   wire format with a local default URL and no key required)
+``llm.provider``   ``none`` (default) | ``auto`` | ``claude-code`` | ``codex`` | ``gemini-cli`` |
+                   ``openai`` | ``anthropic`` | ``ollama`` | ``llamacpp`` | ``vllm`` | ``lmstudio`` |
+                   ``openai-compatible`` (the last five speak OpenAI's wire format with a local
+                   default URL and no key required; the agents' CLIs are in :mod:`.agent_cli`;
+                   ``auto`` is the first agent CLI installed and logged in, then an API key
+                   for anthropic or openai, then none)
 ``llm.model``      the model name (a default per provider)
 ``llm.base_url``   where the server is (a default per provider)
 ``llm.timeout``    seconds per attempt (30), ``llm.retries`` extra attempts (2),
@@ -45,19 +48,42 @@ FLAVOURS: dict[str, Flavour] = {
     "openai-compatible": Flavour("openai", "http://127.0.0.1:8080/v1", "default", False),
 }
 ALIASES = {"openai_compat": "openai-compatible", "openai-compat": "openai-compatible", "llama.cpp": "llamacpp",
-           "llama-cpp": "llamacpp", "claude": "anthropic", "off": "none", "offline": "none", "": "none"}
+           "llama-cpp": "llamacpp", "claude": "anthropic", "off": "none", "offline": "none", "": "none",
+           "claude-cli": "claude-code", "claude_code": "claude-code", "gemini": "gemini-cli", "codex-cli": "codex"}
 OFFLINE = "none"
+AUTO = "auto"
 
 
 def provider_name(config: Any) -> str:
     """The configured provider's canonical name (``"none"`` when unset)."""
     raw = str(setting(config, "llm.provider", OFFLINE) or OFFLINE).strip().lower()
     name = ALIASES.get(raw, raw)
-    if name != OFFLINE and name not in FLAVOURS:
+    from .agent_cli import AGENTS
+
+    if name not in (OFFLINE, AUTO) and name not in FLAVOURS and name not in AGENTS:
         raise InvalidInput(
-            f"llm.provider is {raw!r}, which Aida does not know; use one of none, {', '.join(FLAVOURS)}."
+            f"llm.provider is {raw!r}, which Aida does not know; use one of none, auto, {', '.join(AGENTS)}, "
+            f"{', '.join(FLAVOURS)}."
         )
     return name
+
+
+def resolve_auto(env: Mapping[str, str] | None = None) -> str:
+    """What ``auto`` means on this machine now: the first agent CLI installed and logged in, then
+    a provider whose API key is stored, then ``none``."""
+    from ..keys import get_key
+    from .agent_cli import first_logged_in
+
+    agent = first_logged_in(env)
+    if agent:
+        return agent
+    for name in ("anthropic", "openai"):
+        try:
+            if get_key(name, env):
+                return name
+        except Exception:  # noqa: BLE001 - a broken keyring means: no key
+            continue
+    return OFFLINE
 
 
 def make_provider(config: Any, *, env: Mapping[str, str] | None = None) -> LLM | None:
@@ -68,8 +94,14 @@ def make_provider(config: Any, *, env: Mapping[str, str] | None = None) -> LLM |
     so and fall back to its offline path.
     """
     name = provider_name(config)
+    if name == AUTO:
+        name = resolve_auto(env)
     if name == OFFLINE:
         return None
+    from .agent_cli import AGENTS, from_config
+
+    if name in AGENTS:
+        return from_config(name, config, env)
     from ..keys import env_names, get_key
 
     flavour = FLAVOURS[name]
