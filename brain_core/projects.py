@@ -38,8 +38,7 @@ def clean_project(name: str | None) -> str | None:
     from .errors import InvalidInput
 
     text = str(name).strip().lower()
-    if text.startswith(PREFIX):
-        text = text[len(PREFIX):]
+    text = text.removeprefix(PREFIX)
     text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40].rstrip("-")
     if not _NAME.match(text):
         raise InvalidInput(f"The project {name!r} is not a name like billing or damage-control.")

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from harvest_homes import make_homes
+
 from brain_core.cli import main
 
 
