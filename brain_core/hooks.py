@@ -38,7 +38,9 @@ from .fsutil import atomic_write_text
 
 TOOLS = ("claude", "codex", "gemini")
 MARK = "brain harvest --hook"  # what makes a hook entry ours
-START_MARK = "brain session-start --hook"  # ours too: the session-start block (brain_core.session_start)
+# ours too: the session-start block (brain_core.session_start), run as its own small module, or
+# through the CLI in a frozen app
+START_MARK = ("brain_core.session_start", "brain session-start --hook")
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,17 @@ def hook_argv(tool: str, brain: str | None = None) -> list[str]:
 
 
 def start_argv(tool: str, brain: str | None = None) -> list[str]:
-    """The session-start hook's command: prints what the agent should know (``aida brain session-start``)."""
-    return aida_argv(brain) + ["brain", "session-start", "--hook", tool]
+    """The session-start hook's command: prints what the agent should know. It runs
+    ``brain_core.session_start`` itself (the same as ``aida brain session-start``, without building
+    the whole CLI first: a session waits for it); a frozen app goes through its CLI."""
+    import sys
+
+    if getattr(sys, "frozen", False):
+        return aida_argv(brain) + ["brain", "session-start", "--hook", tool]
+    argv = [sys.executable, "-m", "brain_core.session_start"]
+    if brain:
+        argv += ["--brain", str(Path(brain).expanduser().resolve())]
+    return argv + ["--hook", tool]
 
 
 def shell_join(argv: list[str]) -> str:
@@ -190,13 +201,14 @@ def _json_hooks(tool: str, path: Path, events: tuple[str, ...], handler: dict, n
     return Plan(tool, path, before, after, tuple(notes))
 
 
-def _upsert(groups: list, handler: dict, mark: str = MARK) -> None:
+def _upsert(groups: list, handler: dict, mark: str | tuple[str, ...] = MARK) -> None:
     """Put ``handler`` in the event's groups once: update ours in place, else add a group."""
+    marks = (mark,) if isinstance(mark, str) else mark
     for group in groups:
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
             continue
         for i, h in enumerate(group["hooks"]):
-            if isinstance(h, dict) and mark in str(h.get("command", "")):
+            if isinstance(h, dict) and any(m in str(h.get("command", "")) for m in marks):
                 group["hooks"][i] = {**h, **handler}
                 return
     groups.append({"hooks": [dict(handler)]})

@@ -1,7 +1,8 @@
 """What an agent is told as a session starts: the session-start block.
 
-``aida brain session-start --hook claude|gemini`` is the command a ``SessionStart`` hook runs
-(``aida hooks install`` adds it). It reads the hook's JSON on stdin (``cwd``, ``session_id``) and
+``python -m brain_core.session_start --brain B --hook claude|gemini`` is the command a
+``SessionStart`` hook runs (``aida hooks install`` adds it; ``aida brain session-start`` is the same
+through the CLI, which a session would wait on while it builds every command). It reads the hook's JSON on stdin (``cwd``, ``session_id``) and
 prints, within INDEX.md's character budget (``tier_index.budget_chars``):
 
 1. the standing instructions (records of type ``instruction``), as the rules themselves;
@@ -378,3 +379,49 @@ def refresh_agents_block(brain, home: Path | None = None, dry_run: bool = False)
     if not dry_run:
         apply(plan)
     return plan.path
+
+
+class _Context:
+    """What :func:`run_hook` needs of the CLI's context: the brain's path and the settings."""
+
+    def __init__(self, brain: str | None) -> None:
+        self.brain_arg = brain
+        self._config = None
+
+    @property
+    def config(self):
+        if self._config is None:
+            from .config import Config
+
+            self._config = Config.load()
+        return self._config
+
+    def brain_path(self) -> Path:
+        return self.config.brain_path(self.brain_arg)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m brain_core.session_start [--brain B] [--hook AGENT] [--cwd DIR]``: the hook's command."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m brain_core.session_start",
+                                 description="Print what an agent should know as a session starts.")
+    ap.add_argument("--brain", metavar="DIR")
+    ap.add_argument("--hook", choices=("claude", "gemini", "codex"))
+    ap.add_argument("--cwd")
+    args = ap.parse_args(argv)
+    try:
+        payload = sys.stdin.read() if args.hook and not sys.stdin.isatty() else ""
+    except (OSError, UnicodeDecodeError):
+        payload = ""
+    out = run_hook(_Context(args.brain), args.hook, payload, cwd=args.cwd)
+    if out:
+        sys.stdout.write(out)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

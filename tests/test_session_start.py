@@ -65,7 +65,7 @@ def projects(brain, tmp_path):
 
 def test_the_installed_hook_prints_rules_then_the_project_then_the_rest(brain, projects, home):
     cmd = _start_command(home, brain.root)
-    assert "session-start --hook claude" in cmd and f"--brain {brain.root}" in cmd
+    assert cmd.endswith(f"-m brain_core.session_start --brain {brain.root} --hook claude")
     proc = _run(cmd, _claude_payload(projects / "src"), projects / "src")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -135,14 +135,16 @@ def test_prints_nothing_when_the_brain_is_unreachable(tmp_path, home):
     assert proc.returncode == 0 and proc.stdout == ""
 
 
-def test_the_hook_embeds_nothing(brain, projects):
-    """The command's own process loads neither the embedding runtime nor the vector extension."""
-    code = ("import sys; from brain_core.cli import main; rc = main(sys.argv[1:]); "
+@pytest.mark.parametrize("entry,args", [("brain_core.session_start", ["--hook", "claude"]),
+                                         ("brain_core.cli", ["brain", "session-start", "--hook", "claude"])])
+def test_the_hook_embeds_nothing(brain, projects, entry, args):
+    """The hook's process (the installed module, and the same through the CLI) loads neither the
+    embedding runtime nor the vector extension."""
+    code = (f"import sys; from {entry} import main; rc = main(sys.argv[1:]); "
             "print(sorted(m for m in ('onnxruntime', 'sqlite_vec', 'numpy', 'PySide6') if m in sys.modules), "
             "file=sys.stderr); sys.exit(rc)")
-    proc = subprocess.run([sys.executable, "-c", code, "--brain", str(brain.root), "brain", "session-start", "--hook",
-                           "claude"], input=_claude_payload(projects), capture_output=True, text=True, env=_env(),
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code, "--brain", str(brain.root), *args],
+                          input=_claude_payload(projects), capture_output=True, text=True, env=_env(), timeout=120)
     assert proc.returncode == 0 and "additionalContext" in proc.stdout
     assert proc.stderr.strip().splitlines()[-1] == "[]"
 
@@ -151,7 +153,7 @@ def test_gemini_gets_a_session_start_hook_too(brain, home):
     plan = plan_install("gemini", str(brain.root), home / ".gemini")
     data = json.loads(plan.after)
     [h] = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert h["name"] == "aida-session-start" and h["command"].endswith("session-start --hook gemini")
+    assert h["name"] == "aida-session-start" and h["command"].endswith("session_start --brain " + str(brain.root) + " --hook gemini")
     assert not plan_install("gemini", str(brain.root), home / ".gemini").changed is False  # not yet written
     apply(plan)
     assert not plan_install("gemini", str(brain.root), home / ".gemini").changed  # idempotent
