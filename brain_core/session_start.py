@@ -277,7 +277,8 @@ def run_hook(ctx, tool: str | None, payload: str, cwd: str | None = None) -> str
         block = build(root, budget, project_of(folder))
         if not block.text:
             return ""
-        note(root, block, tool or "cli", str(data.get("session_id") or ""))
+        if tool:  # an agent's session got it (a person printing it in a terminal is not a use)
+            note(root, block, tool, str(data.get("session_id") or ""))
         if tool in ("claude", "gemini"):
             return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
                                                       "additionalContext": block.text}}, ensure_ascii=False) + "\n"
