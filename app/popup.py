@@ -8,6 +8,7 @@ Enter               copy the selected (or first) result's body and close
 Ctrl+Enter, Ctrl+O  open the selected result's file
 Alt+Enter           ask the text as a question (in Ask mode, plain Enter does)
 Ctrl+E              show or hide the selected result's "why" (the recall trace)
+Ctrl+Delete         forget the selected result (archived; the notice's Undo brings it back)
 Up / Down           move through the results
 Esc                 close
 ==================  ===================================================================
@@ -104,6 +105,21 @@ class RecallPopup(QWidget):
         self.answer_view.hide()
         self.answer_view.feedback.connect(service.feedback)
         self.answer_view.openPath.connect(service.open_path)
+        # the notice after "Forget this": what was forgotten, and Undo
+        self.notice = QLabel("")
+        self.notice.setStyleSheet("color: #374151; font-size: 11px;")
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.undo = QToolButton()
+        self.undo.setText("Undo")
+        self.undo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.undo.clicked.connect(self.undo_forget)
+        self.notice_bar = QWidget()
+        bar = QHBoxLayout(self.notice_bar)
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.notice, 1)
+        bar.addWidget(self.undo)
+        self.notice_bar.hide()
+        self.last_forgotten = None  # brain_core.forget.Moved: what Undo restores
         self.hint = QLabel(HINT)
         self.hint.setStyleSheet("color: #9ca3af; font-size: 10px;")
 
@@ -114,6 +130,7 @@ class RecallPopup(QWidget):
         frame.addWidget(self.status)
         frame.addWidget(self.results, 1)
         frame.addWidget(self.answer_view, 1)
+        frame.addWidget(self.notice_bar)
         frame.addWidget(self.hint)
 
         self._debounce = QTimer(self, singleShot=True, interval=debounce_ms)
@@ -128,6 +145,8 @@ class RecallPopup(QWidget):
         service.meetingProgress.connect(lambda f: self._say(f"Harvesting the meeting… {int(f * 100)}%"))
         service.meetingDone.connect(lambda r: self._say(meeting_summary(r)))
         service.failed.connect(self._failed)
+        service.forgotten.connect(self._forgotten)
+        service.restored.connect(self._restored)
 
     # -- showing ------------------------------------------------------------------------------------
 
@@ -210,6 +229,9 @@ class RecallPopup(QWidget):
         if ctrl and key == Qt.Key.Key_E:
             self.toggle_why()
             return True
+        if ctrl and key == Qt.Key.Key_Delete:
+            self.forget_current()
+            return True
         if key in (Qt.Key.Key_Down, Qt.Key.Key_Up) and self.results.count():
             row = self.results.currentRow() + (1 if key == Qt.Key.Key_Down else -1)
             self.results.setCurrentRow(max(0, min(self.results.count() - 1, row)))
@@ -245,6 +267,44 @@ class RecallPopup(QWidget):
         if card is not None:
             card.why.toggle()
 
+    def forget_current(self, card: ResultCard | None = None) -> None:
+        """"Forget this": archive the result's record (never deleted); the notice offers Undo."""
+        card = card or self.current_card()
+        if card is None:
+            self._say("Nothing to forget yet: type a few words first.")
+            return
+        self._say(f"Forgetting {card.hit.record.key}…")
+        self.service.forget(card.hit.path)
+
+    def undo_forget(self) -> None:
+        moved = self.last_forgotten
+        if moved is not None:
+            self.undo.setEnabled(False)
+            self.service.restore(moved.dst)
+
+    @Slot(object)
+    def _forgotten(self, moved: Any) -> None:
+        self.last_forgotten = moved
+        for i in range(self.results.count()):
+            card = self.results.itemWidget(self.results.item(i))
+            if card is not None and card.hit.path == moved.src:
+                self.results.takeItem(i)
+                break
+        self.notice.setText(f"Forgot {moved.record.key} (moved to the archive).")
+        self.undo.setEnabled(True)
+        self.undo.show()
+        self.notice_bar.show()
+        self._say("")
+
+    @Slot(object)
+    def _restored(self, moved: Any) -> None:
+        self.last_forgotten = None
+        self.notice.setText(f"Restored {moved.record.key}.")
+        self.undo.hide()
+        query = self.search.text().strip()
+        if query and self.mode == "recall":
+            self.service.recall(query)
+
     def ask_current(self) -> None:
         question = self.search.text().strip()
         if question:
@@ -263,6 +323,7 @@ class RecallPopup(QWidget):
             item = QListWidgetItem()
             card = ResultCard(hit)
             card.whyToggled.connect(lambda _on: self._sync_sizes())
+            card.forget.clicked.connect(lambda _c=False, c=card: self.forget_current(c))
             self.results.addItem(item)
             self.results.setItemWidget(item, card)
         if self.results.count():

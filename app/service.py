@@ -77,6 +77,8 @@ class AidaService(QObject):
     meetingDone = Signal(object)  # brain_core.voice.meeting.MeetingResult
     meetingFailed = Signal(str, str)  # file name, message
     feedbackSaved = Signal(object)  # the lesson Record
+    forgotten = Signal(object)  # brain_core.forget.Moved: a record the user forgot (to archive/)
+    restored = Signal(object)  # brain_core.forget.Moved: a forgotten record brought back
     harvestFinished = Signal(bool, str)  # ok, the sweep's last output line
     failed = Signal(str, str)  # (what was being done, one-sentence message)
     stateChanged = Signal(str)
@@ -196,6 +198,20 @@ class AidaService(QObject):
         """A result the user opened or copied helped: note it (``Brain.mark_used``), in the background."""
         self.front.submit("noting a use", lambda brain, _r: brain.mark_used([rel], why),
                           on_failed=lambda m: self._fail("noting a use", m))
+
+    def forget(self, rel: str, reason: str = "") -> None:
+        """Forget a result ("Forget this" in the popup): archived, never deleted; :meth:`restore` undoes it."""
+        from brain_core.forget import forget
+
+        self.front.submit("forgetting", lambda brain, _r: forget(brain, rel, reason=reason, by="popup"),
+                          self.forgotten.emit, lambda m: self._fail("forgetting", m))
+
+    def restore(self, rel: str) -> None:
+        """Undo a forget: the archived record (``rel`` under ``archive/``) goes back where it lived."""
+        from brain_core.forget import restore
+
+        self.front.submit("restoring", lambda brain, _r: restore(brain, rel), self.restored.emit,
+                          lambda m: self._fail("restoring", m))
 
     def feedback(self, run_id: str, verdict: str, why: str = "") -> None:
         """Thumbs up/down on an answer: a lesson in the brain (see :mod:`brain_core.lessons`)."""

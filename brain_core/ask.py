@@ -356,7 +356,7 @@ def git_head(brain) -> str:
 
 def _cache_key(brain, question: str, llm, k: int) -> str:
     who = f"{getattr(llm, 'name', 'none')}|{getattr(llm, 'model', '')}|{getattr(llm, 'base_url', '')}"
-    raw = "\0".join((normalise(question), git_head(brain), who, str(k)))
+    raw = "\0".join((normalise(question), git_head(brain), who, str(k), getattr(brain, "project", None) or ""))
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 

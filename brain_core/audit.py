@@ -1,7 +1,8 @@
 """``aida brain audit``: which INDEX.md and shelf entries and knowledge pages the agents used.
 
 An entry counts as used in an agent session when its key or its file name appears in that
-session's transcript (an agent that opened ``memories/me/git-force-push.json`` or recalled
+session's transcript, or when the session-start block (``aida brain session-start``, noted in
+``.aida/injections.jsonl``) carried it into that session (an agent that opened ``memories/me/git-force-push.json`` or recalled
 ``git-force-push`` names it there). The sessions are the transcripts harvest reads
 (``brain_core.harvest.sources``: Claude Code, Codex, Gemini CLI). The table is evidence for
 pruning, not a verdict: an iron rule in INDEX.md may never be looked up because it is always
@@ -20,10 +21,12 @@ class Row:
     key: str
     path: str
     where: str          # "INDEX.md", "shelf" or "knowledge" (a page not listed in either)
-    sessions: int = 0   # how many sessions named it
+    sessions: int = 0   # how many sessions used it: named it, or were given it at session start
+    injected: int = 0   # of those, how many had it in their session-start block
 
     def to_json(self) -> dict:
-        return {"key": self.key, "path": self.path, "where": self.where, "sessions": self.sessions}
+        return {"key": self.key, "path": self.path, "where": self.where, "sessions": self.sessions,
+                "injected": self.injected}
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ def audit(brain, roots: dict | None = None) -> Audit:
     for i, (key, path, _) in enumerate(items):
         for name in {key.lower(), PurePosixPath(path).name.lower()}:
             names.setdefault(name, set()).add(i)
-    counts = [0] * len(items)
+    counts: list[set[str]] = [set() for _ in items]  # the sessions that used each entry
     unreadable, n = [], 0
     if names:
         # the longest names first, each a whole token (not part of a longer key)
@@ -97,8 +100,19 @@ def audit(brain, roots: dict | None = None) -> Audit:
         for m in pattern.finditer(text):
             used |= names[m.group(1).lower()]
         for i in used:
-            counts[i] += 1
-    rows = [Row(key, path, where, counts[i]) for i, (key, path, where) in enumerate(items)]
+            counts[i].add(label)
+    # a session-start block (brain_core.session_start) is a use of every entry it carried
+    from .session_start import injections
+
+    at = {path: i for i, (_, path, _) in enumerate(items)}
+    given: list[set[str]] = [set() for _ in items]
+    for k, inj in enumerate(injections(brain.root)):
+        label = f"{inj.get('tool') or 'cli'}:{inj.get('session') or f'start-{k}'}"
+        for path in inj["paths"]:
+            if path in at:
+                given[at[path]].add(label)
+                counts[at[path]].add(label)
+    rows = [Row(key, path, where, len(counts[i]), len(given[i])) for i, (key, path, where) in enumerate(items)]
     order = {"INDEX.md": 0, "shelf": 1, "knowledge": 2}
     rows.sort(key=lambda r: (-r.sessions, order[r.where], r.path))
     return Audit(n, tuple(rows), tuple(unreadable))
@@ -106,9 +120,10 @@ def audit(brain, roots: dict | None = None) -> Audit:
 
 def render(a: Audit) -> str:
     lines = [f"Usage in {a.sessions} agent session(s) (a session uses an entry when its transcript names "
-             "the entry's key or file):", f"{'sessions':>8}  {'where':9}  path"]
+             "the entry's key or file, or its session-start block carried it):",
+             f"{'sessions':>8}  {'at start':>8}  {'where':9}  path"]
     for r in a.rows:
-        lines.append(f"{r.sessions:>8}  {r.where:9}  {r.path}")
+        lines.append(f"{r.sessions:>8}  {r.injected:>8}  {r.where:9}  {r.path}")
     never = a.never_used
     lines.append(f"\nNever used ({len(never)}):" if never else "\nEvery entry was used at least once.")
     lines += [f"  {r.where:9}  {r.path}" for r in never]

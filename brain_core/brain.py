@@ -52,6 +52,7 @@ class Brain:
         self._index = None
         self._usage = None
         self._embedder = embedder  # share one loaded model between brains (tray, tests); else lazy
+        self.project: str | None = None  # recall lifts this project's records (brain_core.projects.boost)
 
     # -- opening -----------------------------------------------------------------------------------
 
@@ -282,6 +283,12 @@ class Brain:
                 rec.supersedes = old.id
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)
+        elif rel.startswith("memories/") and (self.root / "archive").is_dir():
+            from .forget import forgotten_at
+
+            gone = forgotten_at(self.root, rel)  # writing a forgotten key again: a correction of it
+            if gone is not None:
+                rec.supersedes = gone.id
         self._put(rel, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 
@@ -395,11 +402,13 @@ class Brain:
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
                tag: str | None = None, recent: bool = False, explain: bool = False, shelves=None,
-               touch: bool = False, catch_up: bool = True, query_vector=None):
+               touch: bool = False, catch_up: bool = True, query_vector=None, project: str | None = None):
         """Hybrid recall, best first. ``query_vector`` skips embedding the query when the caller
         already has its vector (ask embeds a question once for recall and lessons). Returning a
         record is not using it: ``touch`` stays off unless a caller means it; real uses go
-        through :meth:`mark_used`."""
+        through :meth:`mark_used`. ``project`` (default: :attr:`project`, which the CLI and the
+        MCP server set from the working folder) lifts that project's records by
+        ``recall.project_boost``: a lift, never a filter."""
         from .recall import RecallParams, recall
 
         from .recall import check_query
@@ -410,10 +419,16 @@ class Brain:
 
         recall, errors = recall_api(self.index, recall)
 
+        project = project if project is not None else self.project
+        lift = float(self.config.get("recall.project_boost", 0.3)) if project and not recent else 0.0
+        if lift > 0 and not self._has_project(project):
+            lift = 0.0  # no record of that project: recall exactly as without one
+        want = max(k * 4, 20) if lift > 0 else k  # room below the cut for the project's records to rise
+
         def attempt() -> list:
             if catch_up:
                 self._catch_up()
-            return recall(self.index, self.usage, query, k=k, profile=profile, type=type, tag=tag, recent=recent,
+            return recall(self.index, self.usage, query, k=want, profile=profile, type=type, tag=tag, recent=recent,
                           explain=explain, shelves=shelves, params=params, touch=touch, query_vector=query_vector)
 
         try:
@@ -421,6 +436,10 @@ class Brain:
         except errors as e:  # a broken file is rebuilt, a dropped server connection reopened: once
             self.index.recover(f"the index failed while answering ({e})")
             hits = attempt()
+        if lift > 0:
+            from .projects import boost
+
+            hits = boost(hits, project, lift, k)
         self._abstracts(hits)
         return hits
 
@@ -437,6 +456,17 @@ class Brain:
             text = str(e).lower()
             if not isinstance(e, OSError) and not any(w in text for w in ("readonly", "i/o", "full", "unable to open")):
                 raise  # a damaged catalog: recall's recovery rebuilds it
+
+    def _has_project(self, project: str) -> bool:
+        """Whether any record carries ``project:<project>`` (one keyword lookup; True when unsure)."""
+        if getattr(self.index, "backend", "sqlite") != "sqlite":
+            return True
+        try:
+            words = " ".join(f'"{w}"' for w in ["project", *project.split("-")] if w)
+            return self.index.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
+                                             (f"tags : ({words})",)).fetchone() is not None
+        except Exception:  # noqa: BLE001 - a lift is optional: when in doubt, look further
+            return True
 
     def _abstracts(self, hits) -> None:
         """Give each long hit its abstract: the one in its file, else one made now (older records)."""

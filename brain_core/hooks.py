@@ -2,11 +2,15 @@
 
 ``aida hooks install claude|codex|gemini`` edits the one file the agent reads its hooks from:
 
-- Claude Code: ``Stop`` and ``SessionEnd`` in ``${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json``;
+- Claude Code: ``Stop`` and ``SessionEnd`` in ``${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json``,
+  and ``SessionStart`` running ``aida brain session-start --hook claude`` (what the agent should
+  know as it starts: :mod:`brain_core.session_start`);
 - Codex CLI: ``notify`` in ``${CODEX_HOME:-~/.codex}/config.toml`` (Codex appends its JSON as the
   last argument); when ``notify`` already runs another program, a ``Stop`` hook in
   ``hooks.json`` instead (Codex's hooks are behind ``[features] codex_hooks = true``);
-- Gemini CLI: ``AfterAgent`` and ``SessionEnd`` in ``~/.gemini/settings.json``.
+- Gemini CLI: ``AfterAgent`` and ``SessionEnd`` in ``~/.gemini/settings.json``, and
+  ``SessionStart`` for the session-start block. Codex has no session-start hook: the block goes
+  between markers in ``AGENTS.md`` instead (:func:`brain_core.session_start.plan_agents_block`).
 
 Installing is idempotent (an existing Aida entry is updated in place, nothing is duplicated),
 keeps a dated backup of the file it changes, and ``--dry-run`` shows the diff instead. The MCP
@@ -34,6 +38,9 @@ from .fsutil import atomic_write_text
 
 TOOLS = ("claude", "codex", "gemini")
 MARK = "brain harvest --hook"  # what makes a hook entry ours
+# ours too: the session-start block (brain_core.session_start), run as its own small module, or
+# through the CLI in a frozen app
+START_MARK = ("brain_core.session_start", "brain session-start --hook")
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,20 @@ def hook_argv(tool: str, brain: str | None = None) -> list[str]:
     return aida_argv(brain) + ["brain", "harvest", "--hook", tool]
 
 
+def start_argv(tool: str, brain: str | None = None) -> list[str]:
+    """The session-start hook's command: prints what the agent should know. It runs
+    ``brain_core.session_start`` itself (the same as ``aida brain session-start``, without building
+    the whole CLI first: a session waits for it); a frozen app goes through its CLI."""
+    import sys
+
+    if getattr(sys, "frozen", False):
+        return aida_argv(brain) + ["brain", "session-start", "--hook", tool]
+    argv = [sys.executable, "-m", "brain_core.session_start"]
+    if brain:
+        argv += ["--brain", str(Path(brain).expanduser().resolve())]
+    return argv + ["--hook", tool]
+
+
 def shell_join(argv: list[str]) -> str:
     if os.name == "nt":
         return subprocess.list2cmdline(argv)
@@ -95,16 +116,38 @@ def plan_install(tool: str, brain: str | None = None, home: Path | None = None) 
     home = home or tool_home(tool)
     if tool == "claude":
         return _json_hooks(tool, home / "settings.json", ("Stop", "SessionEnd"),
-                           {"type": "command", "command": shell_join(hook_argv(tool, brain)), "timeout": 30})
+                           {"type": "command", "command": shell_join(hook_argv(tool, brain)), "timeout": 30},
+                           also=[(("SessionStart",), {"type": "command", "command": shell_join(start_argv(tool, brain)),
+                                                      "timeout": 10}, START_MARK)])
     if tool == "gemini":
         return _json_hooks(tool, home / "settings.json", ("AfterAgent", "SessionEnd"),
                            {"name": "aida-harvest", "type": "command",
                             "command": shell_join(hook_argv(tool, brain)), "timeout": 30000},
                            notes=("Gemini CLI runs hooks from v0.26 on; older versions need hooks enabled "
-                                  "in settings.json (hooksConfig.enabled).",))
+                                  "in settings.json (hooksConfig.enabled).",),
+                           also=[(("SessionStart",), {"name": "aida-session-start", "type": "command",
+                                                      "command": shell_join(start_argv(tool, brain)),
+                                                      "timeout": 10000}, START_MARK)])
     if tool == "codex":
         return _codex(home, brain)
     raise InvalidInput(f"Unknown agent {tool!r}; use one of {', '.join(TOOLS)}.")
+
+
+def connect_plans(tool: str, brain: str | None, home: Path | None = None, instructions: bool = True,
+                  budget: int | None = None) -> list[Plan]:
+    """Every edit that connects one agent, the same from ``aida setup``, the tray's welcome window
+    and ``aida hooks install``: the hooks (harvest, and session start where the agent has one),
+    the query-first section of its instruction file and, for Codex (no session-start hook), the
+    generated memory block in ``AGENTS.md``. Edits of one file are folded into one plan."""
+    plans = [plan_install(tool, brain, home)]
+    if instructions:
+        habit = plan_habit(tool, brain, home)
+        if tool == "codex" and brain:
+            from .session_start import DEFAULT_BUDGET, plan_agents_block
+
+            habit = plan_agents_block(Path(brain).expanduser(), budget or DEFAULT_BUDGET, home, before=habit.after)
+        plans.append(habit)
+    return plans
 
 
 def apply(plan: Plan) -> Path | None:
@@ -133,7 +176,9 @@ def _read(path: Path) -> str | None:
         raise BrainError(f"{path} cannot be read ({e.strerror}); check its permissions.") from e
 
 
-def _json_hooks(tool: str, path: Path, events: tuple[str, ...], handler: dict, notes=()) -> Plan:
+def _json_hooks(tool: str, path: Path, events: tuple[str, ...], handler: dict, notes=(), also=()) -> Plan:
+    """Put ``handler`` on ``events`` (and each ``(events, handler, mark)`` of ``also``) in a JSON
+    settings file, once each."""
     before = _read(path)
     try:
         data = json.loads(before) if before and before.strip() else {}
@@ -144,24 +189,26 @@ def _json_hooks(tool: str, path: Path, events: tuple[str, ...], handler: dict, n
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise BrainError(f'"hooks" in {path} is not an object; fix it and run the install again.')
-    for event in events:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise BrainError(f'"hooks.{event}" in {path} is not a list; fix it and run the install again.')
-        _upsert(groups, handler)
+    for evs, h, mark in [(events, handler, MARK), *also]:
+        for event in evs:
+            groups = hooks.setdefault(event, [])
+            if not isinstance(groups, list):
+                raise BrainError(f'"hooks.{event}" in {path} is not a list; fix it and run the install again.')
+            _upsert(groups, h, mark)
     after = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if before is not None and _same_json(before, after):
         after = before  # nothing to change: keep the user's formatting byte for byte
     return Plan(tool, path, before, after, tuple(notes))
 
 
-def _upsert(groups: list, handler: dict) -> None:
+def _upsert(groups: list, handler: dict, mark: str | tuple[str, ...] = MARK) -> None:
     """Put ``handler`` in the event's groups once: update ours in place, else add a group."""
+    marks = (mark,) if isinstance(mark, str) else mark
     for group in groups:
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
             continue
         for i, h in enumerate(group["hooks"]):
-            if isinstance(h, dict) and MARK in str(h.get("command", "")):
+            if isinstance(h, dict) and any(m in str(h.get("command", "")) for m in marks):
                 group["hooks"][i] = {**h, **handler}
                 return
     groups.append({"hooks": [dict(handler)]})
@@ -320,7 +367,18 @@ def plan_habit(tool: str, brain: str | None = None, home: Path | None = None, re
     replaced, never duplicated; the rest of the file is kept."""
     path = instructions_path(tool, home)
     before = _read(path)
+    if remove and before is not None:  # the generated memory block (Codex's AGENTS.md) goes with it
+        from .session_start import _BLOCK_RE
+
+        if _BLOCK_RE.search(before):
+            rest = _BLOCK_RE.sub("\n\n", _HABIT_RE.sub("\n\n", before)).strip("\n")
+            return Plan(tool, path, before, rest + "\n" if rest else "")
     if before is not None and _HABIT_RE.search(before):
+        if not remove:  # replaced where it stands: another generated section after it stays after it
+            m = _HABIT_RE.search(before)
+            lead = "\n\n" if m.start() > 0 else ""
+            tail = "\n" if m.end() < len(before) else ""
+            return Plan(tool, path, before, before[:m.start()] + lead + habit_text(brain) + tail + before[m.end():])
         rest = _HABIT_RE.sub("\n\n", before).strip("\n")
     else:
         if remove:

@@ -1,7 +1,8 @@
 """``aida mcp``: the brain as an MCP server over stdio, for coding agents.
 
-Three tools: ``recall`` (hybrid search, best first), ``remember`` (the brain's one write path:
-redacted, superseding by key, committed) and ``recent`` (newest records first). The server
+Four tools: ``recall`` (hybrid search, best first), ``remember`` (the brain's one write path:
+redacted, superseding by key, committed), ``recent`` (newest records first) and ``forget``
+(archive a wrong record, with a reason: :mod:`brain_core.forget`). The server
 speaks on stdout, so nothing else may print there; errors reach the agent as tool errors with
 the brain's one-sentence message.
 
@@ -54,15 +55,18 @@ class BrainTools:
         self._lock = threading.Lock()
 
     def recall(self, query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False) -> list[dict]:
+               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False,
+               project: str | None = None) -> list[dict]:
         """Hits with their ``confidence``; ``none`` ones (not about the query: an agent handed one
-        acts on it) only with ``include_unrelated``. Near-duplicates come as one hit with ``also``."""
+        acts on it) only with ``include_unrelated``. Near-duplicates come as one hit with ``also``.
+        ``project``: that project's records are lifted (``recall.project_boost``), never filtered."""
         from .dedupe import collapse_hits
 
         k = max(1, min(int(k), 50))
         depth = _depth(depth)
         with self._lock:
-            hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None)
+            hits = self.brain.recall(query, k=k, profile=profile or None, type=type or None, tag=tag or None,
+                                     project=project or "")
             if not include_unrelated:
                 hits = [h for h in hits if h.confidence != "none"]
             hits = collapse_hits(hits, self.brain.index)
@@ -92,6 +96,15 @@ class BrainTools:
                     "body": rec.body}
         return {"id": rec.id, "key": rec.key, "type": rec.type, "profile": rec.profile,
                 "path": f"memories/{rec.profile}/{rec.key}.json", "supersedes": rec.supersedes, "body": rec.body}
+
+
+    def forget(self, key: str, reason: str = "", by: str = "mcp") -> dict:
+        """Archive a wrong or stale record (nothing is deleted; ``aida brain restore`` undoes it)."""
+        from .forget import forget
+
+        with self._lock:
+            moved = forget(self.brain, key, reason=reason, by=by)
+        return moved.to_json()
 
 
 def _depth(depth) -> str:
@@ -134,11 +147,25 @@ def build_server(brain):
                              "include_unrelated is true; an empty list means the memory has nothing on it. "
                              "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing). "
                              "A long record comes as its ~100-token abstract (depth 'abstract'); depth 'full' gives "
-                             "whole bodies.")
-    def recall(query: str, k: int = 5, profile: str | None = None, type: str | None = None,
-               tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False) -> list[dict]:
-        return guarded(tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth,
-                       include_unrelated=include_unrelated)
+                             "whole bodies. The records of the project you work in (from your roots, else the "
+                             "server's folder) come first when they match; project names another, all_projects "
+                             "ranks every project alike.")
+    async def recall(query: str, ctx: Context, k: int = 5, profile: str | None = None, type: str | None = None,
+                     tag: str | None = None, depth: str = "abstract", include_unrelated: bool = False,
+                     project: str | None = None, all_projects: bool = False) -> list[dict]:
+        import anyio
+
+        from .projects import clean_project
+
+        if all_projects:
+            where = None
+        elif project:
+            where = guarded(clean_project, project)
+        else:
+            where = await client_project(ctx)
+        return await anyio.to_thread.run_sync(lambda: guarded(
+            tools.recall, query, k=k, profile=profile, type=type, tag=tag, depth=depth,
+            include_unrelated=include_unrelated, project=where))
 
     @server.tool(description="Write a durable memory: a decision with its reason, a rule, a preference or a fact. "
                              "The same key replaces the earlier record. Secrets are masked before writing.")
@@ -154,7 +181,46 @@ def build_server(brain):
                depth: str = "abstract") -> list[dict]:
         return guarded(tools.recent, k=k, profile=profile, type=type, tag=tag, depth=depth)
 
+    @server.tool(description="Forget a memory that is wrong or stale: it is archived (never deleted) with the "
+                             "reason, and recall no longer returns it. key is the record's key (or its path) from "
+                             "a recall hit; say why in reason. Writing the right version with remember and the "
+                             "same key afterwards records it as a correction.")
+    def forget(key: str, ctx: Context, reason: str = "") -> dict:
+        return guarded(tools.forget, key, reason=reason, by=f"mcp:{_profile(ctx)}")
+
     return server
+
+
+async def client_project(ctx) -> str | None:
+    """The project the client works in: its first ``file://`` root that names one (when the client
+    offers roots), else the server's working folder (agents start it in the project)."""
+    import os
+    from urllib.parse import unquote, urlparse
+
+    from .projects import project_of
+
+    session = getattr(ctx, "session", None) or getattr(getattr(ctx, "request_context", None), "session", None)
+    params = getattr(session, "client_params", None)
+    caps = getattr(params, "capabilities", None)
+    if session is not None and getattr(caps, "roots", None) is not None:
+        try:
+            import warnings
+
+            with warnings.catch_warnings():  # roots are deprecated in newer specs, still what clients send
+                warnings.simplefilter("ignore")
+                listed = await session.list_roots()
+            for root in listed.roots:
+                uri = urlparse(str(root.uri))
+                if uri.scheme == "file":
+                    name = project_of(unquote(uri.path))
+                    if name:
+                        return name
+        except Exception:  # noqa: BLE001 - a client that fails to list its roots: fall back to the folder
+            pass
+    try:
+        return project_of(os.getcwd())
+    except OSError:
+        return None
 
 
 def _profile(ctx) -> str:

@@ -119,6 +119,8 @@ SETTINGS: tuple[Setting, ...] = (
        minimum=0),
     _s("recall.kind_boost", "float", 0.4, "lift for records that hold the kind of answer asked for: a time "
        "for 'when', a number for 'how many' (0: off)", minimum=0),
+    _s("recall.project_boost", "float", 0.3, "lift for the records of the project you are in (its folder's "
+       "project:<name> tag) in CLI recall and ask and over MCP; a lift, never a filter (0: off)", minimum=0),
     _s("recall.half_life_days", "float", 180, "an unused record loses half its weight in this many days "
        "(0: no decay)", minimum=0),
     _s("recall.decay_floor", "float", 0.6, "the least weight decay leaves a record (never hidden)",

@@ -50,6 +50,7 @@ class Found:
     llm_provider: str
     pending_sessions: int = 0
     pending_bytes: int = 0
+    budget: int = 6000  # tier_index.budget_chars: the session-start block's size
     active_sessions: int = 0  # changed inside the quiet window: read once quiet (or with --include-active)
     active_bytes: int = 0
     quiet_minutes: float = 10
@@ -95,7 +96,8 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
     keyring, keeps = _keyring()
     mics, mic_error = microphones()
     found = Found(str(brain_path), (brain_path / ".git").is_dir(), agents, keyring, keeps, _speech_device(),
-                  _embed_provider(), mics, mic_error, _llm(config))
+                  _embed_provider(), mics, mic_error, _llm(config),
+                  budget=int(config.get("tier_index.budget_chars", 6000)))
     from .backfill import active_note, plan as backfill_plan
     from .harvest.watermark import quiet_seconds
 
@@ -231,7 +233,7 @@ def mic_level(seconds: float = 2.0) -> tuple[float | None, str]:
 
 def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None,
          llm: str | None = None, include_active: bool = False) -> list[Step]:
-    from .hooks import mcp_registration, plan_install
+    from .hooks import connect_plans, mcp_registration
 
     steps = []
     if clone:
@@ -243,9 +245,12 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
     for a in found.agents:
         if not a.present or a.error:
             continue
-        p = plan_install(a.tool, brain_arg or found.brain, Path(a.home))
-        steps.append(Step(f"hooks-{a.tool}", f"Harvest {a.tool} sessions as they end (install Aida's hook)",
-                          True, not p.changed, p.diff(), notes=list(p.notes)))
+        # the same edits as `aida hooks install`: hooks, instruction-file sections (one path for all doors)
+        ps = connect_plans(a.tool, str(brain_arg or found.brain), Path(a.home), budget=found.budget)
+        steps.append(Step(f"hooks-{a.tool}", f"Connect {a.tool}: harvest its sessions, tell it what the memory "
+                                             "knows as a session starts (hooks and instruction file)",
+                          True, all(not p.changed for p in ps), "".join(p.diff() for p in ps),
+                          notes=list(ps[0].notes)))
         steps.append(Step(f"mcp-{a.tool}", f"Let {a.tool} recall from the brain (MCP server)", True, False,
                           mcp_registration(a.tool, brain_arg or found.brain), manual=True))
     if llm is None and found.llm_provider == "none" and found.auto_provider != "none":
@@ -275,7 +280,7 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
           say: Callable[[str], None] = print, on_progress=None) -> dict[str, str]:
     """Carry out the chosen steps in order; returns step id -> what happened (one line each).
     A failing step is reported with its fix and the others still run."""
-    from .hooks import apply as apply_hooks, plan_install
+    from .hooks import apply as apply_hooks, connect_plans
 
     outcome: dict[str, str] = {}
     for step in steps:
@@ -295,8 +300,9 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
             elif step.id.startswith("hooks-"):
                 tool = step.id.split("-", 1)[1]
                 home = next(Path(a.home) for a in found.agents if a.tool == tool)
-                backup = apply_hooks(plan_install(tool, brain_arg or found.brain, home))
-                outcome[step.id] = "installed" + (f" (backup: {backup})" if backup else "")
+                backups = [b for b in (apply_hooks(p) for p in connect_plans(
+                    tool, str(brain_arg or found.brain), home, budget=found.budget)) if b]
+                outcome[step.id] = "installed" + (f" (backup: {', '.join(map(str, backups))})" if backups else "")
             elif step.id == "llm":
                 outcome[step.id] = _set_llm(config, llm or step.value or "none")
             elif step.id == "backfill":
@@ -306,8 +312,30 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
         except BrainError as e:
             outcome[step.id] = f"failed: {e}"
         say(f"{step.title}: {outcome[step.id]}")
+    if (Path(found.brain) / ".git").is_dir():  # setup ends with INDEX.md built (and Codex's block from it)
+        try:
+            outcome["index"] = _build_index(found, config)
+        except BrainError as e:
+            outcome["index"] = f"failed: {e}"
+        say(f"INDEX.md: {outcome['index']}")
     mark_done()
     return outcome
+
+
+def _build_index(found: Found, config) -> str:
+    from . import Brain
+    from .lifecycle.tier_index import regenerate
+    from .session_start import refresh_agents_block
+
+    brain = Brain.open(Path(found.brain), config=config)
+    try:
+        p = regenerate(brain)
+        codex = next((Path(a.home) for a in found.agents if a.tool == "codex" and a.present), None)
+        if codex is not None:
+            refresh_agents_block(brain, codex)
+    finally:
+        brain.close()
+    return f"{p.loaded} entries, {p.chars} characters ({p.shelved} on the shelf)"
 
 
 def _make_brain(path: Path, clone: str | None, config) -> str:

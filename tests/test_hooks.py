@@ -39,7 +39,10 @@ def test_claude_install_keeps_existing_hooks_backs_up_and_is_idempotent(home):
         ours = _ours(data["hooks"][event])
         assert len(ours) == 1 and ours[0]["type"] == "command" and ours[0]["timeout"] == 30
         assert ours[0]["command"].endswith("-m brain_core brain harvest --hook claude")
-    assert data["hooks"]["SessionStart"] == json.loads(original)["hooks"]["SessionStart"]
+    theirs = json.loads(original)["hooks"]["SessionStart"]
+    assert data["hooks"]["SessionStart"][:len(theirs)] == theirs  # the user's own SessionStart hooks kept
+    start = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"] if "brain_core.session_start" in h["command"]]
+    assert len(start) == 1 and start[0]["command"].endswith("-m brain_core.session_start --hook claude")
     assert len(data["hooks"]["Stop"]) == 2  # the user's own Stop hook is still there
 
     again = plan_install("claude")

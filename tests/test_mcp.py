@@ -43,7 +43,7 @@ def test_round_trip_over_stdio(brain):
 
     async def body(session):
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert set(tools) == {"recall", "remember", "recent"}
+        assert set(tools) == {"recall", "remember", "recent", "forget"}
         assert "query" in tools["recall"].input_schema["properties"]
 
         hits = _payload(await session.call_tool("recall", {"query": "how often do webhooks retry", "k": 3}))

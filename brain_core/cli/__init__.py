@@ -19,6 +19,7 @@ from ..errors import BrainError
 # Command modules, in help order: the single place to add one.
 MODULES = (
     "brain_cmds",
+    "memory_cmds",
     "lifecycle_cmds",
     "harvest_cmds",
     "ask_cmds",

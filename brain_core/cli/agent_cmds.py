@@ -11,7 +11,8 @@ def register(sub, groups) -> None:
     h = sub.add_parser("hooks", help="connect Claude Code, Codex or Gemini CLI: harvest hook and MCP registration")
     hsub = h.add_subparsers(dest="hooks_command", metavar="SUBCOMMAND")
     h.set_defaults(func=lambda a, c: h.print_help() or 2)
-    p = hsub.add_parser("install", help="add Aida's harvest hook to the agent's settings (idempotent, with a backup)")
+    p = hsub.add_parser("install", help="add Aida's hooks (harvest, session start) and instruction sections "
+                                        "(idempotent, the diff shown, with a backup)")
     p.add_argument("tool", choices=TOOLS, help="the agent to connect: claude, codex or gemini")
     p.add_argument("--dry-run", action="store_true", help="show the change as a diff and write nothing")
     p.add_argument("--no-instructions", action="store_true",
@@ -28,23 +29,30 @@ def register(sub, groups) -> None:
 
 
 def cmd_install(args, ctx) -> int:
-    from ..hooks import apply, mcp_registration, plan_install
+    from ..hooks import apply, connect_plans, mcp_registration
 
-    plan = plan_install(args.tool, brain=ctx.brain_arg)
-    if not plan.changed:
-        print(f"{plan.path}: Aida's hook is already installed; nothing to change.")
-    elif args.dry_run:
-        print(plan.diff(), end="")
-        print(f"(dry run: {plan.path} was not changed)")
-    else:
-        backup = apply(plan)
-        print(f"Installed Aida's harvest hook in {plan.path}" + (f" (backup: {backup})" if backup else ""))
-    if not args.no_instructions:
-        _habit(args, ctx, remove=False)
-    for note in plan.notes:
+    # the brain path as setup writes it: a later install never drops setup's --brain
+    brain = str(ctx.brain_arg or ctx.brain_path())
+    budget = int(ctx.config.get("tier_index.budget_chars", 6000))
+    plans = connect_plans(args.tool, brain, instructions=not args.no_instructions, budget=budget)
+    hooks = "Aida's harvest hook" + ("" if args.tool == "codex" else " and session-start hook")
+    section = "the query-first section" + (" and the memory block" if args.tool == "codex" else "")
+    for i, plan in enumerate(plans):
+        if not plan.changed:
+            print(f"{plan.path}: " + (f"{hooks} already installed; nothing to change." if i == 0
+                                      else f"{section} already there; nothing to change."))
+        elif args.dry_run:
+            print(plan.diff(), end="")
+            print(f"(dry run: {plan.path} was not changed)")
+        else:
+            print(plan.diff(), end="")  # what changes, shown as it is written
+            backup = apply(plan)
+            print((f"Installed {hooks} in " if i == 0 else f"Added {section} to ") + str(plan.path)
+                  + (f" (backup: {backup})" if backup else ""))
+    for note in plans[0].notes:
         print(f"Note: {note}")
     print("\nTo let the agent recall and remember through MCP, register Aida's server:")
-    print(mcp_registration(args.tool, brain=ctx.brain_arg))
+    print(mcp_registration(args.tool, brain=brain))
     return 0
 
 

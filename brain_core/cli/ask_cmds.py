@@ -21,6 +21,8 @@ def register(sub, groups) -> None:
     p.add_argument("--explain", action="store_true", help="also print the run record: route, scores, lessons, timings")
     p.add_argument("-k", type=int, default=None, help="how many records to consult (default: ask.k, 5)")
     p.add_argument("--offline", action="store_true", help="answer from the records only, without the LLM")
+    p.add_argument("--project", metavar="NAME", help="rank this project's records first (default: this folder's)")
+    p.add_argument("--all-projects", action="store_true", help="no project first: every project alike")
     p.add_argument("question", nargs="+", help="the question, as you would ask it")
     p.set_defaults(func=cmd_ask)
 
@@ -81,7 +83,10 @@ def cmd_route(args, ctx) -> int:
 def cmd_ask(args, ctx) -> int:
     from ..ask import DEFAULT, ask
 
+    from ..projects import from_cwd
+
     brain = ctx.open_brain()
+    brain.project = from_cwd(args.project, args.all_projects)  # this folder's project first (a lift)
     try:
         answer = ask(brain, " ".join(args.question), k=args.k, explain=args.explain,
                      llm=None if args.offline else DEFAULT)

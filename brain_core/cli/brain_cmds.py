@@ -41,6 +41,11 @@ def register(sub, groups) -> None:
     p.add_argument("--as-of", dest="as_of", help="answer from the brain as it was at this date (YYYY-MM-DD)")
     p.add_argument("--all", action="store_true", dest="show_all",
                    help="also show results unrelated to the query (confidence none); --json always has them")
+    p.add_argument("--project", metavar="NAME", help="rank this project's records first (default: this folder's "
+                                                     "project, as harvest tags it)")
+    p.add_argument("--all-projects", action="store_true", help="no project first: every project alike")
+    p.add_argument("--archived", action="store_true",
+                   help="also search forgotten records in archive/ (by words; shown with their archive path)")
     p.add_argument("query", nargs="+", help="what to look for, in your own words")
     p.set_defaults(func=cmd_recall)
 
@@ -127,9 +132,16 @@ def cmd_recall(args, ctx) -> int:
         hits = recall_as_of(ctx, args.as_of, query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
                             recent=args.recent, explain=args.explain)
     else:
+        from ..projects import from_cwd
+
         brain = ctx.open_brain()
+        brain.project = from_cwd(args.project, args.all_projects)  # this folder's project first (a lift)
         hits = brain.recall(query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
                             recent=args.recent, explain=args.explain)
+    if getattr(args, "archived", False):
+        from ..forget import recall_archived
+
+        hits = list(hits) + recall_archived(ctx.open_brain(), query, k=args.k)
     if args.json:
         print(json.dumps([h.to_json(depth=args.depth) for h in hits], ensure_ascii=False))
         return 0

@@ -234,6 +234,8 @@ def cmd_maintain(args, ctx) -> int:
         print(f"Kept though unused, because INDEX.md loads them: {len(report.kept_in_index)}")
     print(f"INDEX.md: {report.index_loaded} entries, {report.index_chars} characters; "
           f"{report.index_shelved} on the shelf.")
+    for path in report.refreshed:
+        print(f"Memory block {would}refreshed in {path}")
     print(f"Lint: {len(report.problems)} problem(s)" + (" (see `aida brain lint`)" if report.problems else ""))
     return 0
 

@@ -11,7 +11,9 @@
    ``maintain.grace_days``, 180) moves to ``archive/<its path>``. Types in ``maintain.keep_types``
    (instruction, preference, decision by default) never fade. Nothing is deleted; git keeps
    the history, and ``aida brain recall --as-of`` still finds it.
-4. **Lint** (``brain_core.lint``) and 5. **INDEX.md** regenerated within its budget.
+4. **Lint** (``brain_core.lint``) and 5. **INDEX.md** regenerated within its budget; 6. Codex's
+   generated memory block in ``AGENTS.md`` refreshed from it, where ``aida hooks install codex``
+   put one (:func:`brain_core.session_start.refresh_agents_block`).
 
 On a reader machine (``machine.role: reader``) the pass only reports. ``.aida/maintain.json``
 records the last run so a caller can tell whether one is due (:func:`due`).
@@ -46,11 +48,13 @@ class MaintainReport:
     reader: bool = False
     scores: dict = field(default_factory=dict)
     kept_in_index: tuple[str, ...] = ()  # low-value and idle, but loaded in INDEX.md: not archived
+    refreshed: tuple[str, ...] = ()  # instruction files whose generated memory block was refreshed (AGENTS.md)
 
     def to_json(self) -> dict:
         return {"dry_run": self.dry_run, "reader": self.reader, "scored": self.scored, "low_value": self.low_value,
                 "expired": list(self.expired), "archived": [{"from": a, "to": b} for a, b in self.archived],
-                "problems": list(self.problems), "kept_in_index": list(self.kept_in_index), "index": {"loaded": self.index_loaded,
+                "problems": list(self.problems), "kept_in_index": list(self.kept_in_index),
+                "refreshed": list(self.refreshed), "index": {"loaded": self.index_loaded,
                                                            "shelved": self.index_shelved, "chars": self.index_chars}}
 
 
@@ -114,11 +118,15 @@ def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> Maint
     # 4. lint, 5. INDEX.md
     problems = tuple(f"{p.path}: {p.message}" for p in lint(brain))
     idx = regenerate(brain, dry_run=dry)
+    from ..session_start import refresh_agents_block  # 6. Codex's block in AGENTS.md, where installed
+
+    agents = refresh_agents_block(brain, dry_run=dry)
     report = MaintainReport(dry_run=dry, scored=len(docs), low_value=sum(1 for v in scores.values()
                                                                           if v < settings.archive_below),
                             expired=tuple(d.path for d in expired), archived=tuple(moves), problems=problems,
                             index_loaded=idx.loaded, index_shelved=idx.shelved, index_chars=idx.chars,
-                            reader=reader, scores=scores, kept_in_index=tuple(kept))
+                            reader=reader, scores=scores, kept_in_index=tuple(kept),
+                            refreshed=(str(agents),) if agents else ())
     if not dry:
         state = {"last_run": now_iso(), "report": report.to_json()}
         atomic_write_bytes(brain.state_dir / STATE, (json.dumps(state, indent=2) + "\n").encode())
