@@ -1,0 +1,244 @@
+"""What the agent found and what the person ruled, read offline from the whole session.
+
+The extractive distiller in :mod:`.distill` keeps the person's decision, rule and preference
+sentences that carry a cue word. Most of what is worth keeping from a coding session is said
+otherwise: the agent's conclusions ("the auto-generated migration uses ALTER TABLE ... modify,
+which SQLite doesn't support"; "this is a known compiler bug: aliases used only inside rescue
+blocks are reported unused"), and the person's terse corrections ("it's bad idea, performance is
+crucial", "TODO is not acceptable"). This module finds both without a model:
+
+- :func:`agent_findings`: sentences of the agent's replies that state a conclusion about the
+  system (a cause, a limitation, where something is kept, what a function returns, which command
+  works), anchored on something concrete (a file, a function, a command, a named tool). The
+  agent's narration ("Let me ...", "Now I'll ..."), status reports ("All 43 tests pass",
+  "Committed"), plans, questions, code, tables and tool output are left out.
+- :func:`person_rules`: the person's short declarative statements that constrain the work
+  ("must", "is crucial", "not acceptable", "there is no need", "we don't control"), which the
+  cue-word scorer misses; orders for the task at hand ("push to github", "continue until all are
+  done") and pasted material are left out.
+- :func:`person_choices`: the person's pick among options the agent offered ("I like Option C",
+  "go with 2"), written with the option's own words.
+
+Everything here returns scored candidates; :func:`.distill.extractive` ranks, merges and caps them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .codeish import code_only
+
+# ------------------------------------------------------------------------------- sentences
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_INLINE = re.compile(r"`([^`\n]{1,120})`")
+_EMPH = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")
+_BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|[✅❌⚠️🔴🟡🟢✓✗★•]+)\s*")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|(?<=:)\s+(?=[A-Z`])")
+_EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
+_SKIP_LINE = re.compile(r"^\s*(?:\||#{1,6}\s|[-=_─━*]{3,}|\$ |>>>|Traceback|File \"|\s*at [\w.$<>]+\(|[+-]{1,3}\s|diff |@@)")
+
+
+def sentences(body: str, shortest: int = 30) -> list[str]:
+    """Prose sentences of a reply: code blocks, tables, headings, rules and shell lines dropped,
+    bullets and emphasis stripped, inline code kept as its text."""
+    body = _FENCE.sub("\n", body)
+    out = []
+    for line in body.splitlines():
+        if not line.strip() or _SKIP_LINE.match(line):
+            continue
+        line = _EMOJI.sub("", line)
+        line = _BULLET.sub("", line).strip()
+        line = _EMPH.sub("", line).strip()
+        for s in _SPLIT.split(line):
+            s = s.strip()
+            if shortest <= len(s) <= 400 and len(s.split()) >= (5 if shortest >= 30 else 3):
+                out.append(s)
+    return out
+
+
+# ------------------------------------------------------------------------- agent findings
+# A statement of how the system is (a cause, a limit, a location, a behaviour), as opposed to what
+# the agent is doing or did.
+_CONCLUSION = re.compile(
+    r"\b(?:the (?:root )?(?:cause|issue|problem|bug|culprit|reason|fix) (?:is|was)|root cause|turns out|it turns out"
+    r"|(?:is|was) a known|known (?:bug|issue|limitation|conflict)|false positive|(?:a|the) (?:real )?bug in"
+    r"|does(?:n't| not) (?:support|exist|work|include|contain|handle|render|recogni[sz]e|have|need)"
+    r"|do(?:n't| not) (?:support|exist|work|have)|(?:is|are)(?:n't| not) (?:supported|available|tracked|recogni[sz]ed|needed|running|populated)"
+    r"|can(?:'t|not) (?:access|be|see|find|import|reach|use|ssh|resolve)|(?:will|would) fail\b|fails? (?:on|when|if|because)"
+    r"|(?:is|are) (?:gitignored|ignored|tracked|stored|kept|located|defined|configured|generated|reported|cached|provider-dependent)"
+    r"|\b(?:lives|live|stored|kept) (?:in|under|at)\b|\bresolves? to\b|\bpoints? to\b"
+    r"|\breturns? (?:a|an|the|\{|`|:)|\binstead of\b|\brequires?\b|\bneeds? (?:to be|a|an|the)\b|\bmust be\b"
+    r"|\bonly (?:works|runs|applies|tracks|when)\b|\bexpects?\b|\bauto-?generates?\b|\bpicks? (?:up|the)\b"
+    r"|\b(?:confirmed|verified|discovered) that\b|\bkey (?:finding|insight|discovery)\b|\bfound the (?:issue|problem|cause)\b"
+    r"|\bbecause\b|\bsince (?:the|it|this)\b|\bwhich (?:means|causes|is why|breaks)\b|\bso that\b)",
+    re.I,
+)
+# The agent talking about its own work, not about the system.
+_NARRATE = re.compile(
+    r"^(?:let me|let's|i'll|i will|i'm going|i am going|now (?:i|let|let's|the|add|update|run|create)|next,? |first,? "
+    r"|then,? |i need to|i should|i can|i have|i've|i had|i see|i found|i think|i'm|ok|okay|good|great|perfect|excellent"
+    r"|done|all (?:done|green|clean|tests|set)|right|understood|got it|sure|yes|no\b|now\b|here(?:'s| is| are)|this (?:is|was) (?:a|the) (?:summary|plan)"
+    r"|you(?:'re| are) (?:absolutely |right)|would you|do you|want me|shall i|should i|should we|ready to|looking at)",
+    re.I,
+)
+_REPORT = re.compile(
+    r"\b(?:tests? pass|passing|0 failures|all green|credo clean|committed|pushed|clean compile|compiles? cleanly|"
+    r"successfully|i (?:added|created|updated|removed|fixed|implemented|wrote|moved|changed|ran|installed)|has been (?:added|created|updated)|"
+    r"have been (?:added|created|updated)|was (?:added|created|updated)|task (?:is )?complete|is complete|completed|"
+    r"next steps?|would you like|let me know|epic|bead)\b",
+    re.I,
+)
+# Something concrete the statement is about: inline code, a path, a dotted or snake_case or CamelCase
+# name, a command line, a version, a port.
+_ANCHOR = re.compile(
+    r"`[^`]+`|[\w.-]+/[\w./-]+|\b\w+\.(?:py|ex|exs|ts|js|json|jsonl|toml|yaml|yml|md|css|sh|rs|go|lock|conf)\b"
+    r"|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w+\b|\b[a-z]+[A-Z]\w+\b|\b\w+\.\w+\(|:\w+\b|--[a-z][\w-]+|\b\d{2,5}\b"
+    r"|\b(?:SQLite|Postgres|Dialyzer|Credo|Elixir|LiveView|Phoenix|Ash|OTEL|OpenTelemetry|Docker|tmux|git|GPG|MSYS2|"
+    r"Cloudflare|Tailscale|gitleaks|WireGuard|Codex|Gemini|Claude Code|npm|brew|sudo|ssh|cargo|Rust|Python)\b",
+    re.I,
+)
+_VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re.I)
+# Not a finding: a guess, a condition, advice to the reader, a change just made, an expected
+# intermediate state, an imperative.
+_HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could be|should be|seems?|appears? to|i think|i guess|"
+                     r"for now|ideally|now (?:automatically|uses|runs|has|is)|expected)\b", re.I)
+_NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
+                        r"check|see|note|cannot|can't|could|tested|verified|fixed|removed|added|updated|enabled|disabled|"
+                        r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete)\b", re.I)
+_TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
+_YOURS = re.compile(r"\byour\b", re.I)  # advice to the reader about their copy, not a fact found
+_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?\s+", re.I)
+# The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.
+_FIX = re.compile(r"^(?:i need to|we need to|the fix is|the solution is|so i|so we|i'll use|use|the workaround is)\b", re.I)
+
+
+def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    """(score, type, sentence, turn index) for the agent's conclusions, best first."""
+    out = []
+    for n, (role, body) in enumerate(turns):
+        if role != "assistant":
+            continue
+        said = sentences(body, shortest=12)
+        for k, s in enumerate(said):
+            s = _LEAD.sub("", s)
+            if len(s) < 30 or len(s.split()) < 5 or _TITLED.match(s) or _YOURS.search(s):
+                continue
+            low = s.lower()
+            if (s.rstrip().endswith("?") or s.rstrip().endswith(":") or _NARRATE.match(low) or _REPORT.search(low)
+                    or _HEDGED.search(low) or _NOT_CLAIM.match(low) or code_only(s)):
+                continue
+            cues = len(_CONCLUSION.findall(s))
+            if not cues:
+                continue
+            anchors = len(_ANCHOR.findall(s))
+            if not anchors:
+                continue
+            score = 1.0 + min(cues, 2) * 0.75 + min(anchors, 3) * 0.25
+            if _VAGUE.match(s):
+                score -= 0.75
+            if len(s) > 260:
+                score -= 0.5
+            nxt = said[k + 1] if k + 1 < len(said) else ""
+            if nxt and _FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
+                s = f"{s} {nxt}"
+            out.append((score, "fact", s, n))
+    out.sort(key=lambda x: -x[0])
+    return out
+
+
+# --------------------------------------------------------------------------- person rules
+# Constraints said without the usual cue words.
+_CONSTRAINT = re.compile(
+    r"\bmust(?:n't| not)?\b|\bis crucial\b|\bare crucial\b|\bis critical\b|\bis important\b|\bimportant (?:not )?to\b"
+    r"|\bnot acceptable\b|\bis unacceptable\b|\bnot (?:valid|allowed|an option)\b|\bbad idea\b|\bthere is no need\b|\bno need to\b"
+    r"|\bthere is a need to\b|\bwe don'?t (?:control|own|use|need)\b|\bkeep in mind\b|\bshould(?:n't| not)? (?:be|have|use|refer)\b"
+    r"|\bis (?:the same|redundant)\b|\bexactly the same\b|\bnever\b|\balways\b|\bonly\b[^.]{0,40}\b(?:for|when|if)\b",
+    re.I,
+)
+# Orders for the task at hand: the person telling the agent what to do next.
+_ORDER = re.compile(
+    r"^(?:please )?(?:push|commit|sync|continue|proceed|resume|go on|do|run|show|create|add|update|fix|remove|delete|move|"
+    r"open|ssh|install|uninstall|try|make|write|read|check|look|find|review|analy[sz]e|explore|prepare|put|implement|"
+    r"start|stop|publish|enable|disable|change|rename|test|build|deploy|explain|tell|give|list|search|generate|use|"
+    r"ultrathink|yes|ok|okay|great|good|no)\b",
+    re.I,
+)
+
+
+def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    out = []
+    first = next((n for n, (role, _) in enumerate(turns) if role == "user"), None)
+    for n, (role, body) in enumerate(turns):
+        if role != "user" or n == first or len(body) > 1200:
+            continue  # the opening request states the task at hand
+        for s in _person_sentences(body):
+            low = s.lower().strip()
+            if s.rstrip().endswith("?") or code_only(s) or not _CONSTRAINT.search(s):
+                continue
+            score = 2.0
+            if _ORDER.match(low):
+                score -= 1.0  # "put them in a single table" is an order; "don't overcomplicate" may be a rule
+            if re.search(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b", low):
+                score -= 1.0
+            out.append((score, "instruction", s, n))
+    return out
+
+
+def _person_sentences(body: str) -> list[str]:
+    body = _FENCE.sub("\n", body)
+    out = []
+    for line in body.splitlines():
+        line = _BULLET.sub("", line).strip()
+        if not line or _SKIP_LINE.match(line):
+            continue
+        for s in re.split(r"(?<=[.!?;])\s+|,\s+(?=(?:also|however|but|and) )", line):
+            s = s.strip(" .")
+            if len(s) >= 16 and len(s.split()) >= 3:
+                out.append(s)
+    return out
+
+
+# ------------------------------------------------------------------------- person choices
+_PICK = re.compile(
+    r"^\s*(?:i (?:really )?(?:like|prefer|pick|choose|want)|let'?s (?:go with|do|take)|go with|(?:we'?ll )?take|choose|pick)\s+"
+    r"(?:the\s+)?(?:option|approach|variant|choice|plan)?\s*#?\s*([A-Za-z0-9]{1,2})\b"
+    r"|^\s*(?:option|approach)\s+#?([A-Za-z0-9]{1,2})\s*[.!]?\s*$",
+    re.I,
+)
+
+
+def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    """The person's pick of an option the agent just offered, in the option's words."""
+    out = []
+    for n, (role, body) in enumerate(turns):
+        if role != "user" or n == 0 or len(body) > 200:
+            continue
+        m = _PICK.match(body.strip())
+        if not m:
+            continue
+        label = (m.group(1) or m.group(2) or "").upper()
+        offered = _last_assistant(turns, n)
+        text = _option_text(offered, label) if offered else None
+        if text and not code_only(text):
+            out.append((3.0, "decision", f"Chose option {label}: {text}", n))
+    return out
+
+
+def _last_assistant(turns, n):
+    for role, body in reversed(turns[:n]):
+        if role == "assistant":
+            return body
+        if role == "user":
+            return None
+    return None
+
+
+def _option_text(body: str, label: str) -> str | None:
+    rx = re.compile(rf"^\s*(?:[-*#]+\s*)?(?:\*\*)?\s*(?:option|approach|variant)?\s*\(?{re.escape(label)}[).:\]]?(?:\*\*)?\s*[:.)\-–—]?\s*(.+)$", re.I)
+    for line in body.splitlines():
+        m = rx.match(line)
+        if m:
+            text = _EMPH.sub("", m.group(1)).strip(" :-–—")
+            if len(text.split()) >= 2:
+                return text[:300]
+    return None
