@@ -12,7 +12,8 @@ from one session.
 
 ``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
 script from a temporary worktree of that revision with this checkout's labels and sessions.
-``-v`` lists every record kept that matched nothing, and every labelled item missed.
+``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
+half only (``--held-out-details`` adds the held-out half: for reporting, never while tuning).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(verbose: bool, tests_dir: Path) -> dict:
+def run(verbose: bool, tests_dir: Path, held_out_details: bool = False) -> dict:
     sys.path.insert(0, str(tests_dir))
     from distill_labelled import harvest, load, score
 
@@ -41,7 +42,7 @@ def run(verbose: bool, tests_dir: Path) -> dict:
         out[split] = {"sessions": sc.sessions, "kept": sc.kept, "right": sc.right, "labelled": sc.labelled,
                       "found": sc.found, "precision": sc.precision, "recall": sc.recall,
                       "most_per_session": sc.most_per_session}
-        if verbose:
+        if verbose and (split == "tune" or held_out_details):
             for f, body in sc.noise:
                 print(f"  noise  [{split}] {f[:44]}: {body[:160]!r}")
             for f, item in sc.missed:
@@ -62,11 +63,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline", help="a git revision whose distiller to score as well (e.g. main)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--held-out-details", action="store_true",
+                    help="with -v, list the held-out half's noise and misses too (not while tuning)")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # used for --baseline
     ap.add_argument("--tests", default=str(ROOT / "tests"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.json:
-        sys.path.insert(0, str(ROOT))
+    if args.json:  # brain_core comes from PYTHONPATH (the baseline's worktree)
         print(json.dumps(run(False, Path(args.tests))))
         return
     if args.baseline:
@@ -83,7 +85,7 @@ def main() -> None:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False)
         show(f"before ({args.baseline})"[:10], base)
     sys.path.insert(0, str(ROOT))
-    show("after", run(args.verbose, ROOT / "tests"))
+    show("after", run(args.verbose, ROOT / "tests", args.held_out_details))
 
 
 if __name__ == "__main__":

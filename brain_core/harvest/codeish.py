@@ -22,7 +22,7 @@ _TRACE = re.compile(
     r"|[\w.]+(?:Error|Exception|Panic)\b:?|panic:|goroutine \d+|#\d+\s+0x[0-9a-f]+|\*\* \(\w+\)|\(\w+\) [\w/.]+\.exs?:\d+)"
 )
 _OUTPUT = re.compile(
-    r"^\s*(?:[$#>%] |[-dlrwxs@+.]{10}\s|total \d+$|\d{2}:\d{2}(?::\d{2})?\b|\[?\d{4}-\d{2}-\d{2}[ T]\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\b"
+    r"^\s*(?:[$#>%] |[-dlcbrwxsStT@+.]{10,11}\s|total \d+$|\d{2}:\d{2}(?::\d{2})?\b|\[?\d{4}-\d{2}-\d{2}[ T]\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\b"
     r"|[\w./-]+:\d+(?::\d+)?:|[=\-*]{4,}|\s*\d+\s+(?:passed|failed|tests?)\b|[{}\[\]]\s*$|\"[\w-]+\":|<\/?\w+[^>]*>$)"
 )
 _WORD = re.compile(r"(?<![\w./\\-])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w./\\(-])")

@@ -20,6 +20,7 @@ from typing import Callable
 
 from ..errors import BrainError, InvalidInput, ProviderError
 from . import Session, Turn, render_turns, shorten
+from .codeish import code_only
 from .distill import distill, make_key
 from .guard import standing_order
 from .sources import NAMES, get, guess
@@ -222,6 +223,8 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
         return outcome
     records, seen = [], set()
     for rec in proposed:
+        if code_only(rec["body"]):  # an identifier, a stack trace or tool output is no memory
+            continue
         if standing_order(rec["body"]):
             outcome.refused.append(redact(rec["body"]).text)
             continue
