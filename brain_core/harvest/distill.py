@@ -170,6 +170,7 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
 # this score, and at most this many of a session's records are the agent's.
 FINDING_THRESHOLD = 2.5
 MAX_FINDINGS = 4
+MAX_RULES = 3  # the person's terse rules (one per turn) kept from one session
 
 
 def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> list[tuple[float, str, str]]:
@@ -187,8 +188,10 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> l
             continue
         if score >= THRESHOLD:
             out.append((score, rtype, text))
+    out = sorted(out, key=lambda c: -c[0])[:MAX_RULES]
     found = [(score, rtype, text) for score, rtype, text, _ in agent_findings(turns)
              if score >= FINDING_THRESHOLD and not standing_order(text)]
+    # The person's own rules first (they outrank what the agent concluded), then the findings.
     return out + found[:MAX_FINDINGS]
 
 

@@ -104,7 +104,11 @@ _HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|cou
                      r"for now|ideally|now (?:automatically|uses|runs|has|is)|expected)\b", re.I)
 _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
                         r"check|see|note|cannot|can't|could|tested|verified|fixed|removed|added|updated|enabled|disabled|"
-                        r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete)\b", re.I)
+                        r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete|"
+                        r"returns|handles|tracks|shows|uses|runs|works|leverage|implement|instead)\b", re.I)
+# A reply the person turned down ("it's bad idea", "no, ...") holds proposals, not findings.
+_REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
+                     r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
 _YOURS = re.compile(r"\byour\b", re.I)  # advice to the reader about their copy, not a fact found
 _LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?\s+", re.I)
@@ -116,7 +120,7 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
     """(score, type, sentence, turn index) for the agent's conclusions, best first."""
     out = []
     for n, (role, body) in enumerate(turns):
-        if role != "assistant":
+        if role != "assistant" or _turned_down(turns, n):
             continue
         said = sentences(body, shortest=12)
         for k, s in enumerate(said):
@@ -146,13 +150,25 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
     return out
 
 
+def _turned_down(turns, n: int) -> bool:
+    """Whether the person's next turn after reply ``n`` rejects it."""
+    for role, body in turns[n + 1:]:
+        if role == "user":
+            return bool(_REJECT.search(body[:300]))
+        if role == "assistant":
+            return False
+    return False
+
+
 # --------------------------------------------------------------------------- person rules
 # Constraints said without the usual cue words.
 _CONSTRAINT = re.compile(
     r"\bmust(?:n't| not)?\b|\bis crucial\b|\bare crucial\b|\bis critical\b|\bis important\b|\bimportant (?:not )?to\b"
     r"|\bnot acceptable\b|\bis unacceptable\b|\bnot (?:valid|allowed|an option)\b|\bbad idea\b|\bthere is no need\b|\bno need to\b"
     r"|\bthere is a need to\b|\bwe don'?t (?:control|own|use|need)\b|\bkeep in mind\b|\bshould(?:n't| not)? (?:be|have|use|refer)\b"
-    r"|\bis (?:the same|redundant)\b|\bexactly the same\b|\bnever\b|\balways\b|\bonly\b[^.]{0,40}\b(?:for|when|if)\b",
+    r"|\bis (?:the same|redundant)\b|\bexactly the same\b|\bnever\b|\balways\b|\bonly\b[^.]{0,40}\b(?:for|when|if)\b"
+    r"|\bthe (?:issue|problem|point) is\b|\bit'?s not\b|\b(?:is|are)(?:n't| not)\b|\balready (?:present|exists?|there|in)\b"
+    r"|\bis our\b|\bare our\b|\bwon'?t be broken\b|\bdon'?t (?:overcomplicate|refer)\b",
     re.I,
 )
 # Orders for the task at hand: the person telling the agent what to do next.
@@ -166,22 +182,31 @@ _ORDER = re.compile(
 
 
 def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    """The person's terse rules and corrections, one candidate per turn: the turn's statements
+    (its orders for the task at hand left out) when one of them constrains the work."""
     out = []
     first = next((n for n, (role, _) in enumerate(turns) if role == "user"), None)
     for n, (role, body) in enumerate(turns):
         if role != "user" or n == first or len(body) > 1200:
             continue  # the opening request states the task at hand
+        keep, cues = [], 0
         for s in _person_sentences(body):
             low = s.lower().strip()
-            if s.rstrip().endswith("?") or code_only(s) or not _CONSTRAINT.search(s):
+            if s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low):
                 continue
-            score = 2.0
-            if _ORDER.match(low):
-                score -= 1.0  # "put them in a single table" is an order; "don't overcomplicate" may be a rule
-            if re.search(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b", low):
-                score -= 1.0
-            out.append((score, "instruction", s, n))
+            keep.append(s)
+            cues += len(_CONSTRAINT.findall(s))
+        if not cues or not keep:
+            continue
+        text = ". ".join(keep)
+        if len(text) > 500:
+            continue
+        out.append((2.0 + 0.25 * min(cues, 4), "instruction", text[0].upper() + text[1:] + ".", n))
     return out
+
+
+_LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b"
+                    r"|^(?:it'?s good|great|good|ok|okay|thanks|nice|perfect|yes|no)\W*$")
 
 
 def _person_sentences(body: str) -> list[str]:
