@@ -170,7 +170,7 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
 # this score, and at most this many of a session's records are the agent's.
 FINDING_THRESHOLD = 2.5
 MAX_FINDINGS = 4
-MAX_RULES = 3  # the person's terse rules (one per turn) kept from one session
+MAX_RULES = 4  # the person's terse rules (one per turn) kept from one session
 
 
 def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> list[tuple[float, str, str]]:

@@ -33,7 +33,7 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`([^`\n]{1,120})`")
 _EMPH = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")
 _BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|[✅❌⚠️🔴🟡🟢✓✗★•]+)\s*")
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|(?<=:)\s+(?=[A-Z`])")
+_SPLIT = re.compile(r"(?:(?<=[^.]\.)|(?<=[!?]))\s+(?=[A-Z`\"'(\[])|(?<=:)\s+(?=[A-Z`])")  # never after "..."
 _EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
 _SKIP_LINE = re.compile(r"^\s*(?:\||#{1,6}\s|[-=_─━*]{3,}|\$ |>>>|Traceback|File \"|\s*at [\w.$<>]+\(|[+-]{1,3}\s|diff |@@)")
 
@@ -70,12 +70,18 @@ _CONCLUSION = re.compile(
     r"|\breturns? (?:a|an|the|\{|`|:)|\binstead of\b|\brequires?\b|\bneeds? (?:to be|a|an|the)\b|\bmust be\b"
     r"|\bonly (?:works|runs|applies|tracks|when)\b|\bexpects?\b|\bauto-?generates?\b|\bpicks? (?:up|the)\b"
     r"|\b(?:confirmed|verified|discovered) that\b|\bkey (?:finding|insight|discovery)\b|\bfound the (?:issue|problem|cause)\b"
-    r"|\bbecause\b|\bsince (?:the|it|this)\b|\bwhich (?:means|causes|is why|breaks)\b|\bso that\b)",
+    r"|\bbecause\b|\bsince (?:the|it|this)\b|\bwhich (?:means|causes|is why|breaks)\b|\bso that\b"
+    r"|^no \S+ (?:module|file|config|installers?|support|tests?)\b|\b(?:is|are) missing\b|\bthere (?:is|are) no\b"
+    r"|\bas a (?:test |dev )?dependency\b|\bdefault \w+ is\b|\bis (?:set|hard-?coded) to\b"
+    r"|(?:is|are)(?:n't| not) (?:installed|set|configured|found|present)\b|\bwhen \S+ is not installed\b"
+    r"|(?:is|are) (?:implemented|provided|handled|done) (?:through|by|via|in|with)\b"
+    r"|(?:is|are) (?:manually )?(?:registered|hard-?coded|duplicated|exposed|unencrypted)\b|\bin plain ?text\b"
+    r"|\b(?:creates|writes|appends|records) (?:a|an|the|its|new)\b|\bstops? being\b)",
     re.I,
 )
 # The agent talking about its own work, not about the system.
 _NARRATE = re.compile(
-    r"^(?:let me|let's|i'll|i will|i'm going|i am going|now (?:i|let|let's|the|add|update|run|create)|next,? |first,? "
+    r"^(?:i\b|let me|let's|i'll|i will|i'm going|i am going|now (?:i|let|let's|the|add|update|run|create)|next,? |first,? "
     r"|then,? |i need to|i should|i can|i have|i've|i had|i see|i found|i think|i'm|ok|okay|good|great|perfect|excellent"
     r"|done|all (?:done|green|clean|tests|set)|right|understood|got it|sure|yes|no\b|now\b|here(?:'s| is| are)|this (?:is|was) (?:a|the) (?:summary|plan)"
     r"|you(?:'re| are) (?:absolutely |right)|would you|do you|want me|shall i|should i|should we|ready to|looking at)",
@@ -101,7 +107,7 @@ _VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re
 # Not a finding: a guess, a condition, advice to the reader, a change just made, an expected
 # intermediate state, an imperative.
 _HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could be|should be|seems?|appears? to|i think|i guess|"
-                     r"for now|ideally|now (?:automatically|uses|runs|has|is)|expected)\b", re.I)
+                     r"for now|ideally|to (?:commit|push|stage)\b|now (?:automatically|uses|runs|has|is)|expected)\b", re.I)
 _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
                         r"check|see|note|cannot|can't|could|tested|verified|fixed|removed|added|updated|enabled|disabled|"
                         r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete|"
@@ -110,8 +116,9 @@ _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run
 _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
                      r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
-_YOURS = re.compile(r"\byour\b", re.I)  # advice to the reader about their copy, not a fact found
-_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?\s+", re.I)
+_YOURS = re.compile(r"^(?:your|you)\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
+_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?:?\s+", re.I)
+_LABELLED = re.compile(r"^(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?\s*:\s*", re.I)
 # The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.
 _FIX = re.compile(r"^(?:i need to|we need to|the fix is|the solution is|so i|so we|i'll use|use|the workaround is)\b", re.I)
 
@@ -124,14 +131,15 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             continue
         said = sentences(body, shortest=12)
         for k, s in enumerate(said):
-            s = _LEAD.sub("", s)
-            if len(s) < 30 or len(s.split()) < 5 or _TITLED.match(s) or _YOURS.search(s):
+            labelled = bool(_LABELLED.match(s))
+            s = _LEAD.sub("", _LABELLED.sub("", s))
+            if len(s) < 20 or len(s.split()) < 4 or _TITLED.match(s) or _YOURS.search(s):
                 continue
             low = s.lower()
-            if (s.rstrip().endswith("?") or s.rstrip().endswith(":") or _NARRATE.match(low) or _REPORT.search(low)
+            if (s.rstrip()[-1:] in "?:!" or _NARRATE.match(low) or _REPORT.search(low)
                     or _HEDGED.search(low) or _NOT_CLAIM.match(low) or code_only(s)):
                 continue
-            cues = len(_CONCLUSION.findall(s))
+            cues = len(_CONCLUSION.findall(s)) + labelled
             if not cues:
                 continue
             anchors = len(_ANCHOR.findall(s))

@@ -205,8 +205,8 @@ def harvest_session(src, sf, *, reason: str, llm) -> Outcome:
     except (OSError, ValueError, EOFError) as e:
         outcome.error = f"{sf.path} could not be read ({e.__class__.__name__}: {e})."
         return outcome
-    if not any(t.role == "user" for t in session.turns):
-        return outcome  # nothing the person said: nothing to learn
+    if not any(t.role == "user" for t in session.turns) and not session.extra.get("continued"):
+        return outcome  # nothing the person said (nor a session continued after compaction): nothing to learn
     raw = session_text(session, offline=llm is None or getattr(llm, "name", "none") == "none")
     red = redact(raw)
     outcome.redactions = dict(Counter(f.rule for f in red.findings))
