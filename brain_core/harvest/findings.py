@@ -59,24 +59,28 @@ def sentences(body: str, shortest: int = 30) -> list[str]:
 # ------------------------------------------------------------------------- agent findings
 # A statement of how the system is (a cause, a limit, a location, a behaviour), as opposed to what
 # the agent is doing or did.
-_CONCLUSION = re.compile(
-    r"\b(?:the (?:root )?(?:cause|issue|problem|bug|culprit|reason|fix) (?:is|was)|root cause|turns out|it turns out"
-    r"|(?:is|was) a known|known (?:bug|issue|limitation|conflict)|false positive|(?:a|the) (?:real )?bug in"
-    r"|does(?:n't| not) (?:support|exist|work|include|contain|handle|render|recogni[sz]e|have|need)"
-    r"|do(?:n't| not) (?:support|exist|work|have)|(?:is|are)(?:n't| not) (?:supported|available|tracked|recogni[sz]ed|needed|running|populated)"
+# A cause or a limit of the system: what breaks, what is missing, what does not work.
+_STRONG = re.compile(
+    r"\b(?:the (?:root )?(?:cause|issue|problem|bug|culprit|reason) (?:is|was)|root cause|turns out|it turns out"
+    r"|(?:is|was) a known|known (?:bug|issue|limitation|conflict)|(?:a|the) (?:real )?bug in"
+    r"|does(?:n't| not) (?:support|exist|work|include|contain|handle|render|recogni[sz]e|have|expose|pass|persist)"
+    r"|do(?:n't| not) (?:support|exist|work|have|expose)|(?:is|are)(?:n't| not) (?:supported|available|tracked|recogni[sz]ed|running|populated)"
     r"|can(?:'t|not) (?:access|be|see|find|import|reach|use|ssh|resolve)|(?:will|would) fail\b|fails? (?:on|when|if|because)"
-    r"|(?:is|are) (?:gitignored|ignored|tracked|stored|kept|located|defined|configured|generated|reported|cached|provider-dependent)"
-    r"|\b(?:lives|live|stored|kept) (?:in|under|at)\b|\bresolves? to\b|\bpoints? to\b"
-    r"|\breturns? (?:a|an|the|\{|`|:)|\binstead of\b|\brequires?\b|\bneeds? (?:to be|a|an|the)\b|\bmust be\b"
-    r"|\bonly (?:works|runs|applies|tracks|when)\b|\bexpects?\b|\bauto-?generates?\b|\bpicks? (?:up|the)\b"
-    r"|\b(?:confirmed|verified|discovered) that\b|\bkey (?:finding|insight|discovery)\b|\bfound the (?:issue|problem|cause)\b"
-    r"|\bbecause\b|\bsince (?:the|it|this)\b|\bwhich (?:means|causes|is why|breaks)\b|\bso that\b"
-    r"|^no \S+ (?:module|file|config|installers?|support|tests?)\b|\b(?:is|are) missing\b|\bthere (?:is|are) no\b"
-    r"|\bas a (?:test |dev )?dependency\b|\bdefault \w+ is\b|\bis (?:set|hard-?coded) to\b"
+    r"|(?:is|are) (?:gitignored|ignored)\b|^no \S+ (?:module|file|config|installers?|support|tests?)\b|\b(?:is|are) missing\b"
+    r"|\bthere (?:is|are) no\b|\bas a (?:test |dev )?dependency\b|\bdefault \w+ is\b|\bis (?:set|hard-?coded) to\b"
     r"|(?:is|are)(?:n't| not) (?:installed|set|configured|found|present)\b|\bwhen \S+ is not installed\b"
-    r"|(?:is|are) (?:implemented|provided|handled|done) (?:through|by|via|in|with)\b"
-    r"|(?:is|are) (?:manually )?(?:registered|hard-?coded|duplicated|exposed|unencrypted)\b|\bin plain ?text\b"
-    r"|\b(?:creates|writes|appends|records) (?:a|an|the|its|new)\b|\bstops? being\b)",
+    r"|(?:is|are) (?:manually )?(?:registered|hard-?coded|duplicated|exposed|unencrypted)\b|\bdrops? the\b)",
+    re.I,
+)
+# Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
+_WEAK = re.compile(
+    r"\b(?:the fix (?:is|was)|false positive|(?:is|are) (?:tracked|stored|kept|located|defined|configured|generated|reported|cached|provider-dependent)"
+    r"|(?:lives|live|stored|kept) (?:in|under|at)|resolves? to|points? to|returns? (?:a|an|the|\{|`|:)|instead of|requires?"
+    r"|needs? (?:to be|a|an|the)|must be|only (?:works|runs|applies|tracks|when)|expects?|auto-?generates?|picks? (?:up|the)"
+    r"|(?:confirmed|verified|discovered) that|key (?:finding|insight|discovery)|found the (?:issue|problem|cause)"
+    r"|because|since (?:the|it|this)|which (?:means|causes|is why|breaks)|so that"
+    r"|(?:is|are) (?:implemented|provided|handled|done) (?:through|by|via|in|with)|in plain ?text"
+    r"|(?:creates|writes|appends|records) (?:a|an|the|its|new)|stops? being)\b",
     re.I,
 )
 # The agent talking about its own work, not about the system.
@@ -139,13 +143,14 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             if (s.rstrip()[-1:] in "?:!" or _NARRATE.match(low) or _REPORT.search(low)
                     or _HEDGED.search(low) or _NOT_CLAIM.match(low) or code_only(s)):
                 continue
-            cues = len(_CONCLUSION.findall(s)) + labelled
-            if not cues:
+            strong = len(_STRONG.findall(s)) + labelled
+            weak = len(_WEAK.findall(s))
+            if not strong and not weak:
                 continue
             anchors = len(_ANCHOR.findall(s))
             if not anchors:
                 continue
-            score = 1.0 + min(cues, 2) * 0.75 + min(anchors, 3) * 0.25
+            score = 1.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.4 + min(anchors, 3) * 0.25
             if _VAGUE.match(s):
                 score -= 0.75
             if len(s) > 260:
