@@ -53,7 +53,9 @@ PARSERS = {"claude": claude.parse, "codex": codex.parse, "gemini": gemini.parse}
 
 # ---------------------------------------------------------------------------------- parser table
 def real_files() -> list[tuple[str, Path]]:
-    out = [("codex" if p.name.startswith("codex") else "claude", p) for p in sorted(REAL.glob("*.jsonl*"))]
+    tools = {s["file"]: s["tool"] for s in json.loads((REAL.parent / "distill_labels.json").read_text())["sessions"]}
+    out = [(tools.get(p.name, "codex" if p.name.startswith("codex") else "claude"), p)
+           for p in sorted(REAL.glob("*.json*"))]
     for ref, tool in (("shared:claude_code/short.jsonl", "claude"), ("shared:claude_code/tool_heavy.jsonl", "claude"),
                       ("shared:claude_code/4d5611e5-241a-462a-8d15-5122611a9569_subagents_agent-acompact-e1f845.jsonl",
                        "claude"),

@@ -100,3 +100,17 @@ def test_code_is_never_a_body(text):
 ])
 def test_a_statement_in_words_is_a_body(text):
     assert not code_only(text)
+
+
+def test_the_persons_pick_among_offered_options_is_kept_in_the_options_words():
+    from brain_core.harvest.distill import extractive
+
+    text = ("[user] The nightly export is too slow; what can we do?\n\n"
+            "[assistant] Two ways:\n\nOption A: keep the cron job and add an index on exported_at.\n"
+            "Option B: stream rows to the bucket as they change, through the change feed.\n\n"
+            "[user] I like Option B\n\n[assistant] Good, I will set it up.")
+    recs = extractive(text, profile="claude", source="claude:session:x")
+    assert any(r["type"] == "decision" and "change feed" in r["body"] and "Option B" in r["body"] for r in recs), recs
+    # A bare "2" answering "what next?" is an order for the task at hand, not a choice to keep.
+    text2 = "[user] Fix the build\n\n[assistant] Done. Next:\n1. Push to GitHub\n2. Clean up temp files\n\n[user] 2"
+    assert not [r for r in extractive(text2, profile="claude", source="claude:session:x") if "temp files" in r["body"]]

@@ -258,7 +258,7 @@ def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         offered = _last_assistant(turns, n)
         text = _option_text(offered, label) if offered else None
         if text and not code_only(text):
-            out.append((3.0, "decision", f"Chose option {label}: {text}", n))
+            out.append((3.0, "decision", f"Chose Option {label}: {text}", n))
     return out
 
 
