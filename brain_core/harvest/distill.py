@@ -169,7 +169,7 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
 # What the agent found and the person ruled without a cue word (see .findings): a finding needs
 # this score, and at most this many of a session's records are the agent's.
 FINDING_THRESHOLD = 2.75
-MAX_FINDINGS = 4
+MAX_FINDINGS = 5
 MAX_RULES = 4  # the person's terse rules (one per turn) kept from one session
 
 

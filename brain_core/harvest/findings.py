@@ -69,7 +69,8 @@ _STRONG = re.compile(
     r"|(?:is|are) (?:gitignored|ignored)\b|^no \S+ (?:module|file|config|installers?|support|tests?)\b|\b(?:is|are) missing\b"
     r"|\bthere (?:is|are) no\b|\bas a (?:test |dev )?dependency\b|\bdefault \w+ is\b|\bis (?:set|hard-?coded) to\b"
     r"|(?:is|are)(?:n't| not) (?:installed|set|configured|found|present)\b|\bwhen \S+ is not installed\b"
-    r"|(?:is|are) (?:manually )?(?:registered|hard-?coded|duplicated|exposed|unencrypted)\b|\bdrops? the\b)",
+    r"|(?:is|are) (?:manually )?(?:registered|hard-?coded|duplicated|exposed|unencrypted)\b|\bdrops? the\b"
+    r"|\bflaw\b|\bprevents?\b|^needs? \S+ (?:as a )?(?:test |dev )?dependency\b)",
     re.I,
 )
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
@@ -80,7 +81,7 @@ _WEAK = re.compile(
     r"|(?:confirmed|verified|discovered) that|key (?:finding|insight|discovery)|found the (?:issue|problem|cause)"
     r"|because|since (?:the|it|this)|which (?:means|causes|is why|breaks)|so that"
     r"|(?:is|are) (?:implemented|provided|handled|done) (?:through|by|via|in|with)|in plain ?text"
-    r"|(?:creates|writes|appends|records) (?:a|an|the|its|new)|stops? being)\b",
+    r"|(?:creates|writes|appends|records|generates) (?:a|an|the|its|new|short-lived)|stops? being|, not (?:the|a|an)\b)\b",
     re.I,
 )
 # The agent talking about its own work, not about the system.
@@ -115,12 +116,12 @@ _HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|cou
 _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
                         r"check|see|note|cannot|can't|could|tested|verified|fixed|removed|added|updated|enabled|disabled|"
                         r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete|"
-                        r"returns|handles|tracks|shows|uses|runs|works|leverage|implement|instead)\b", re.I)
+                        r"returns|handles|tracks|shows|uses|runs|works|leverage|implement|instead|prevents?|eliminates?|ensures?|allows?)\b", re.I)
 # A reply the person turned down ("it's bad idea", "no, ...") holds proposals, not findings.
 _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
                      r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
-_YOURS = re.compile(r"^(?:your|you)\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
+_YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
 _LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?:?\s+", re.I)
 _LABELLED = re.compile(r"^(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?\s*:\s*", re.I)
 # The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.
@@ -137,11 +138,13 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         for k, s in enumerate(said):
             labelled = bool(_LABELLED.match(s))
             s = _LEAD.sub("", _LABELLED.sub("", s))
-            if len(s) < 20 or len(s.split()) < 4 or _TITLED.match(s) or _YOURS.search(s):
+            if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
+                continue
+            if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
                 continue
             low = s.lower()
-            if (s.rstrip()[-1:] in "?:!" or _NARRATE.match(low) or _REPORT.search(low)
-                    or _HEDGED.search(low) or _NOT_CLAIM.match(low) or code_only(s)):
+            if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low)
+                    or _HEDGED.search(re.sub(r"\([^)]*\)", "", low)) or _NOT_CLAIM.match(low) or code_only(s)):
                 continue
             strong = len(_STRONG.findall(s)) + labelled
             weak = len(_WEAK.findall(s))
@@ -150,7 +153,7 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             anchors = len(_ANCHOR.findall(s))
             if not anchors:
                 continue
-            score = 1.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.4 + min(anchors, 3) * 0.25
+            score = 1.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.5 + min(anchors, 3) * 0.25
             if _VAGUE.match(s):
                 score -= 0.75
             if len(s) > 260:
