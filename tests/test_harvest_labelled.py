@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from harvest_labelled import LABELS, load, score, segments
+from harvest_labelled import LABELS, from_the_person, load, score, segments
 
 from brain_core.harvest.distill import extractive
 from brain_core.redact import redact
@@ -16,11 +15,7 @@ def _run(cases):
     for c in cases:
         text = redact(c.text).text
         proposed = extractive(text, profile=c.tool, source=f"{c.tool}:session:x", context={"project": c.session.project})
-        # This set labels what the person said, segment by segment; what the agent found is scored
-        # on the whole-session set (tests/test_distill_sessions.py), so only records drawn from the
-        # person's own turns are judged here.
-        said = " ".join(" ".join(b.split()) for b in re.split(r"(?m)^\[(?:assistant|tool|plan)\] .*?(?=^\[user\] |\Z)", text, flags=re.S))
-        c.proposed = [r for r in proposed if " ".join(r["body"].split())[:40].lower() in said.lower()]
+        c.proposed = from_the_person(text, proposed)  # the agent's findings are judged in test_distill_sessions.py
     return score(cases)
 
 
