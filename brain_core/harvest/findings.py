@@ -158,6 +158,8 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
                 score -= 0.75
             if len(s) > 260:
                 score -= 0.5
+            if s.endswith(":"):
+                s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
             nxt = said[k + 1] if k + 1 < len(said) else ""
             if nxt and _FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
                 s = f"{s} {nxt}"
