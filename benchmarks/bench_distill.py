@@ -54,7 +54,7 @@ def show(label: str, res: dict) -> None:
     for split, r in res.items():
         p = "-" if r["precision"] is None else f"{r['precision']:.2f}"
         rc = "-" if r["recall"] is None else f"{r['recall']:.2f}"
-        print(f"{label:<10} {split:<9} sessions {r['sessions']:>2}  kept {r['kept']:>3}  right {r['right']:>3}  "
+        print(f"{label:<14} {split:<9} sessions {r['sessions']:>2}  kept {r['kept']:>3}  right {r['right']:>3}  "
               f"found {r['found']:>3}/{r['labelled']:<3} precision {p:>4}  recall {rc:>4}  "
               f"max/session {r['most_per_session']}")
 
@@ -83,7 +83,7 @@ def main() -> None:
                 base = json.loads(res.stdout.strip().splitlines()[-1])
             finally:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False)
-        show(f"before ({args.baseline})"[:10], base)
+        show(f"before ({args.baseline})", base)
     sys.path.insert(0, str(ROOT))
     show("after", run(args.verbose, ROOT / "tests", args.held_out_details))
 
