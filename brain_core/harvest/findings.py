@@ -65,7 +65,7 @@ _STRONG = re.compile(
     r"|(?:is|was) a known|known (?:bug|issue|limitation|conflict)|(?:a|the) (?:real )?bug in"
     r"|does(?:n't| not) (?:support|exist|work|include|contain|handle|render|recogni[sz]e|have|expose|pass|persist)"
     r"|do(?:n't| not) (?:support|exist|work|have|expose)|(?:is|are)(?:n't| not) (?:supported|available|tracked|recogni[sz]ed|running|populated)"
-    r"|can(?:'t|not) (?:access|be|see|find|import|reach|use|ssh|resolve)|(?:will|would) fail\b|fails? (?:on|when|if|because)"
+    r"|can(?:'t|not) (?:access|be|see|find|import|reach|use|ssh|resolve)|fails? (?:on|when|if|because)"
     r"|(?:is|are) (?:gitignored|ignored)\b|^no \S+ (?:module|file|config|installers?|support|tests?)\b|\b(?:is|are) missing\b"
     r"|\bthere (?:is|are) no\b|\bas a (?:test |dev )?dependency\b|\bdefault \w+ is\b|\bis (?:set|hard-?coded) to\b"
     r"|(?:is|are)(?:n't| not) (?:installed|set|configured|found|present)\b|\bwhen \S+ is not installed\b"
@@ -111,12 +111,17 @@ _ANCHOR = re.compile(
 _VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re.I)
 # Not a finding: a guess, a condition, advice to the reader, a change just made, an expected
 # intermediate state, an imperative.
-_HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could be|should be|seems?|appears? to|i think|i guess|"
-                     r"for now|ideally|to (?:commit|push|stage)\b|now (?:automatically|uses|runs|has|is)|expected)\b", re.I)
+_HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could|should(?:n't)?|seems?|appears? to|i think|i guess|"
+                     r"for now|ideally|to (?:commit|push|stage)\b|now|expected|would(?:n't)?|will|won't|going to|"
+                     r"you (?:mentioned|said|asked|noted|wanted)|as you)\b", re.I)
+# A finding is one claim: a sentence this long is a summary or a list run together.
+LONGEST_FINDING = 260
 _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
                         r"check|see|note|cannot|can't|could|tested|verified|fixed|removed|added|updated|enabled|disabled|"
                         r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete|"
-                        r"returns|handles|tracks|shows|uses|runs|works|leverage|implement|instead|prevents?|eliminates?|ensures?|allows?)\b", re.I)
+                        r"returns|handles|tracks|shows|uses|runs|works|leverage|implement|instead|prevents?|eliminates?|ensures?|allows?|"
+                        r"fix|rewrite|refactor|revert|rename|switch|change|convert|escape|wrap|pass|call|apply|clean|simplify|"
+                        r"investigate|debug|verify|confirm|test|document|expose|extract|merge|split|drop|skip|ignore)\b", re.I)
 # A reply the person turned down ("it's bad idea", "no, ...") holds proposals, not findings.
 _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
                      r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
@@ -156,8 +161,8 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             score = 1.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.5 + min(anchors, 3) * 0.25
             if _VAGUE.match(s):
                 score -= 0.75
-            if len(s) > 260:
-                score -= 0.5
+            if len(s) > LONGEST_FINDING:
+                continue
             if s.endswith(":"):
                 s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
             nxt = said[k + 1] if k + 1 < len(said) else ""
@@ -207,10 +212,13 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
     for n, (role, body) in enumerate(turns):
         if role != "user" or n == first or len(body) > 1200:
             continue  # the opening request states the task at hand
+        if _PASTED_OUTPUT.search(body):
+            continue  # a turn carrying a terminal session, a log or a trace reports, it does not rule
         keep, cues = [], 0
         for s in _person_sentences(body):
             low = s.lower().strip()
-            if s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low):
+            if (s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low)
+                    or _REPORTED.search(low)):
                 continue
             keep.append(s)
             cues += len(_CONSTRAINT.findall(s))
@@ -222,6 +230,21 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
         out.append((2.0 + 0.25 * min(cues, 4), "instruction", text[0].upper() + text[1:] + ".", n))
     return out
 
+
+# What the person saw go wrong ("it still doesn't work", "the button does not do anything", "I get an
+# error"): a report of the present state, not a rule for the work.
+_REPORTED = re.compile(
+    r"\b(?:does(?:n't| not)|do(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|not|never|nothing)"
+    r"\s+(?:\w+\s+)?(?:work(?:s|ing|ed)?|load(?:s|ing|ed)?|show(?:s|ing|n)?|display\w*|visible|happen\w*|do anything"
+    r"|run(?:s|ning)?|start\w*|respond\w*|appear\w*|updat\w*|sav\w*|persist\w*|maintained|preserved|there)\b"
+    r"|\b(?:still|again)\b[^.]{0,40}\b(?:broken|fail\w*|error|wrong|happening)\b|\bi (?:see|get|got|saw)\b|\bit says\b"
+    r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*",
+    re.I,
+)
+# Material pasted into a turn: a shell prompt line, a log line, a stack trace, a tool's banner.
+_PASTED_OUTPUT = re.compile(
+    r"(?m)^\s*(?:\(\S+\)\s+)?\S+@\S+\s+\S*\s*[%$#]\s|^\s*\$ \S|\[\d{1,2}/\w{3}/\d{4}|^\s*Traceback \(|^\s*File \"|"
+    r"^\s*\w+(?:Error|Exception):|^\s*\d{1,3}(?:\.\d{1,3}){3} - - |<command-(?:name|message|args)>|<local-command|^Caveat: ")
 
 _LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b"
                     r"|^(?:it'?s good|great|good|ok|okay|thanks|nice|perfect|yes|no)\W*$")
