@@ -100,20 +100,20 @@ _REPORT = re.compile(
     re.I,
 )
 # Something concrete the statement is about: inline code, a path, a dotted or snake_case or CamelCase
-# name, a command line, a version, a port.
+# name, a command line, a version, a port. Case matters: with case folded, any long word is "CamelCase".
 _ANCHOR = re.compile(
     r"`[^`]+`|[\w.-]+/[\w./-]+|\b\w+\.(?:py|ex|exs|ts|js|json|jsonl|toml|yaml|yml|md|css|sh|rs|go|lock|conf)\b"
-    r"|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w+\b|\b[a-z]+[A-Z]\w+\b|\b\w+\.\w+\(|:\w+\b|--[a-z][\w-]+|\b\d{2,5}\b"
-    r"|\b(?:SQLite|Postgres|Dialyzer|Credo|Elixir|LiveView|Phoenix|Ash|OTEL|OpenTelemetry|Docker|tmux|git|GPG|MSYS2|"
-    r"Cloudflare|Tailscale|gitleaks|WireGuard|Codex|Gemini|Claude Code|npm|brew|sudo|ssh|cargo|Rust|Python)\b",
-    re.I,
+    r"|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w+\b|\b[a-z]+[A-Z]\w+\b|\b\w+\.\w+\(|:\w+\b|--[a-z][\w-]+|\b\d{2,5}\b",
 )
+# A named thing mid-sentence (a product, a tool, a component: "SQLite", "LiveView", "Credo", "API"),
+# told by its shape: a capital letter after the sentence has begun, or an acronym.
+_NAMED = re.compile(r"(?<=[a-z,;:(] )[A-Z][A-Za-z0-9]+(?:[ .-][A-Z][A-Za-z0-9]+)*|\b[A-Z]{2,}[a-z]?s?\b")
 _VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re.I)
 # Not a finding: a guess, a condition, advice to the reader, a change just made, an expected
 # intermediate state, an imperative.
 _HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could|should(?:n't)?|seems?|appears? to|i think|i guess|"
                      r"for now|ideally|to (?:commit|push|stage)\b|now|expected|would(?:n't)?|will|won't|going to|"
-                     r"you (?:mentioned|said|asked|noted|wanted)|as you)\b", re.I)
+                     r"you (?:mentioned|said|asked|noted|wanted)|as you|(?:i|we|it|you|they|that|this)'ll)\b", re.I)
 # A finding is one claim: a sentence this long is a summary or a list run together.
 LONGEST_FINDING = 260
 _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
@@ -155,10 +155,12 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             weak = len(_WEAK.findall(s))
             if not strong and not weak:
                 continue
-            anchors = len(_ANCHOR.findall(s))
-            if not anchors:
+            anchors = len(_ANCHOR.findall(s)) + len(_NAMED.findall(s))
+            # The shape of a finding: a cause or a limit of something named, or two where-and-why
+            # marks about two named things. Anything less is commentary.
+            if not ((strong and anchors) or (weak >= 2 and anchors >= 2)):
                 continue
-            score = 1.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.5 + min(anchors, 3) * 0.25
+            score = 2.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.25 + min(anchors, 3) * 0.25
             if _VAGUE.match(s):
                 score -= 0.75
             if len(s) > LONGEST_FINDING:
