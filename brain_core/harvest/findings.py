@@ -126,6 +126,7 @@ _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run
 _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
                      r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
+_STATUS_LABEL = re.compile(r"^[A-Z]{3,}(?: [A-Z]{2,})*\s*[-–—:]\s")  # "BROKEN - ...", "FIXED: ...": a row of a status list
 _YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
 _LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?:?\s+", re.I)
 _LABELLED = re.compile(r"^(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?\s*:\s*", re.I)
@@ -144,6 +145,8 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             labelled = bool(_LABELLED.match(s))
             s = _LEAD.sub("", _LABELLED.sub("", s))
             if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
+                continue
+            if _STATUS_LABEL.match(s):
                 continue
             if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
                 continue
@@ -237,7 +240,7 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
 # error"): a report of the present state, not a rule for the work.
 _REPORTED = re.compile(
     r"\b(?:does(?:n't| not)|do(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|not|never|nothing)"
-    r"\s+(?:\w+\s+)?(?:work(?:s|ing|ed)?|load(?:s|ing|ed)?|show(?:s|ing|n)?|display\w*|visible|happen\w*|do anything"
+    r"\s+(?:\w+\s+)?(?:work(?:s|ing|ed)?|load(?:s|ing|ed)?|show(?:s|ing|n)?|display\w*|visible|happen\w*|do(?:es|ing)? (?:anything|nothing)"
     r"|run(?:s|ning)?|start\w*|respond\w*|appear\w*|updat\w*|sav\w*|persist\w*|maintained|preserved|there)\b"
     r"|\b(?:still|again)\b[^.]{0,40}\b(?:broken|fail\w*|error|wrong|happening)\b|\bi (?:see|get|got|saw)\b|\bit says\b"
     r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*",
