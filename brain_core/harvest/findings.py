@@ -61,7 +61,7 @@ def sentences(body: str, shortest: int = 30) -> list[str]:
 # the agent is doing or did.
 # A cause or a limit of the system: what breaks, what is missing, what does not work.
 _STRONG = re.compile(
-    r"\b(?:the (?:root )?(?:cause|issue|problem|bug|culprit|reason) (?:is|was)|root cause|turns out|it turns out"
+    r"\b(?:root cause|turns out|it turns out"
     r"|(?:is|was) a known|known (?:bug|issue|limitation|conflict)|(?:a|the) (?:real )?bug in"
     r"|does(?:n't| not) (?:support|exist|work|include|contain|handle|render|recogni[sz]e|have|expose|pass|persist)"
     r"|do(?:n't| not) (?:support|exist|work|have|expose)|(?:is|are)(?:n't| not) (?:supported|available|tracked|recogni[sz]ed|running|populated)"
@@ -129,6 +129,9 @@ _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleak
 _STATUS_LABEL = re.compile(r"^[A-Z]{3,}(?: [A-Z]{2,})*\s*[-–—:]\s")  # "BROKEN - ...", "FIXED: ...": a row of a status list
 _YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
 _LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?:?\s+", re.I)
+# "The issue is that ..." names the bug being worked on now (task at hand); it counts only with a
+# cause or limit of its own after it.
+_ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b\W*(?:that\b)?\s*", re.I)
 _LABELLED = re.compile(r"^(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?\s*:\s*", re.I)
 # The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.
 _FIX = re.compile(r"^(?:i need to|we need to|the fix is|the solution is|so i|so we|i'll use|use|the workaround is)\b", re.I)
@@ -144,6 +147,10 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         for k, s in enumerate(said):
             labelled = bool(_LABELLED.match(s))
             s = _LEAD.sub("", _LABELLED.sub("", s))
+            s = _ISSUE_IS.sub("", s)
+            if not s:
+                continue
+            s = s[0].upper() + s[1:]
             if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
                 continue
             if _STATUS_LABEL.match(s):
