@@ -132,6 +132,10 @@ def test_a_finding_is_a_cause_or_limit_of_something_named_said_as_fact():
     assert not found("The migration would fail because SQLite doesn't support `ALTER COLUMN` on a table with rows.")
     assert not found("Since `Tmux.launch` requires a real tmux, I'll test that it mints a token instead.")
     assert not found("BROKEN - Incremental updates to `sessions.json` are not tracked.")
+    # "The issue is that ..." names the bug being worked on: only a cause or limit after it counts.
+    assert not found("The issue is that I need to make `with_span` work with do blocks.")
+    kept = found("The issue is that `load_messages` doesn't include the `agent_id` field.")
+    assert kept and not kept[0].lower().startswith("the issue"), kept
 
 
 def test_a_bug_report_or_a_pasted_terminal_is_not_a_rule():
