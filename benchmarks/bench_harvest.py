@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from harvest_labelled import REAL, load, resolve, score  # noqa: E402
+from harvest_labelled import REAL, from_the_person, load, resolve, score  # noqa: E402
 
 from brain_core.harvest import iter_jsonl, read_text  # noqa: E402
 from brain_core.harvest.distill import distill, extractive  # noqa: E402
@@ -53,7 +53,9 @@ PARSERS = {"claude": claude.parse, "codex": codex.parse, "gemini": gemini.parse}
 
 # ---------------------------------------------------------------------------------- parser table
 def real_files() -> list[tuple[str, Path]]:
-    out = [("codex" if p.name.startswith("codex") else "claude", p) for p in sorted(REAL.glob("*.jsonl*"))]
+    tools = {s["file"]: s["tool"] for s in json.loads((REAL.parent / "distill_labels.json").read_text())["sessions"]}
+    out = [(tools.get(p.name, "codex" if p.name.startswith("codex") else "claude"), p)
+           for p in sorted(REAL.glob("*.json*"))]
     for ref, tool in (("shared:claude_code/short.jsonl", "claude"), ("shared:claude_code/tool_heavy.jsonl", "claude"),
                       ("shared:claude_code/4d5611e5-241a-462a-8d15-5122611a9569_subagents_agent-acompact-e1f845.jsonl",
                        "claude"),
@@ -130,12 +132,14 @@ def parser_table() -> None:
 
 # -------------------------------------------------------------------------------- distillers
 def offline(verbose: bool) -> None:
-    print("offline distiller on the labelled set (precision = kept records that are labelled memories; "
-          "recall = labelled memories found)")
+    print("offline distiller on the labelled set, records from the person's turns (precision = kept records that are "
+          "labelled memories; recall = labelled memories found; the agent's findings: bench_distill.py)")
     for split in ("tune", "held_out"):
         cases = load(split)
         for c in cases:
-            c.proposed = extractive(redact(c.text).text, profile=c.tool, source="s", context={"project": c.session.project})
+            text = redact(c.text).text
+            # This set labels what the person said; the agent's findings: benchmarks/bench_distill.py.
+            c.proposed = from_the_person(text, extractive(text, profile=c.tool, source="s", context={"project": c.session.project}))
         sc = score(cases)
         print(f"  {split:9} {sc.cases:3} sessions, {sc.labelled} memories labelled: proposed {sc.proposed}, "
               f"precision {_pct(sc.precision)}, recall {_pct(sc.recall)}")

@@ -14,6 +14,7 @@ Used by ``tests/test_harvest_labelled.py`` and ``benchmarks/bench_harvest.py``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +82,15 @@ def load(split: str | None = None) -> list[Case]:
         case.text = render_turns(segs[c["segment"]]) if c["segment"] < len(segs) else ""
         cases.append(case)
     return cases
+
+
+def from_the_person(text: str, proposed: list[dict]) -> list[dict]:
+    """The proposed records drawn from the person's own turns of ``text``. This set labels what the
+    person said; what the agent found is labelled and scored on the whole-session set
+    (``tests/distill_labelled.py``), so only these are judged here."""
+    said = " ".join(" ".join(b.split()) for b in re.split(r"(?m)^\[(?:assistant|tool|plan)\] .*?(?=^\[user\] |\Z)", text, flags=re.S))
+    said = said.lower()
+    return [r for r in proposed if " ".join(r["body"].split())[:40].lower() in said]
 
 
 def matches(memory: dict, body: str) -> bool:

@@ -227,3 +227,23 @@ def test_llm_prompt_for_a_meeting(llm_server, provider):
     user = llm_server.requests[0]["messages"][1]["content"]
     assert user.startswith("This is the transcript of a meeting.")
     assert "Title: Release sync" in user and "Date: 2026-08-21" in user and "Attendees: Ana, Bo" in user
+
+
+def test_a_models_record_that_is_only_code_is_not_written(llm_server, provider):
+    """Code is not a memory: a test name, a stack trace or tool output proposed as a body is dropped,
+    the rest of the answer kept."""
+    from brain_core.harvest import session_file
+    from brain_core.harvest.run import harvest_session
+    from brain_core.harvest.sources import get
+
+    llm_server.answers = [json.dumps({"records": [
+        {"type": "fact", "key": "detached-test", "body": "TestTrackCommandDetachedDefaultsAgentToAuto"},
+        {"type": "fact", "key": "trace", "body": "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'ledger'"},
+        {"type": "fact", "key": "listing", "body": "-rw-r--r--@ 1 user staff 11525 Jan 14 21:26 metrics.mjs"},
+        GOOD["records"][0],
+    ]})]
+    src = get("claude")
+    path = FIXTURES / "claude_code_session.jsonl"
+    outcome = harvest_session(src, session_file("claude", src.file_id(path), path), reason="file", llm=provider)
+    assert outcome.error is None
+    assert [r["key"] for r in outcome.records] == ["webhook-retry-policy"]

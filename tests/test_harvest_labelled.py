@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harvest_labelled import LABELS, load, score, segments
+from harvest_labelled import LABELS, from_the_person, load, score, segments
 
 from brain_core.harvest.distill import extractive
 from brain_core.redact import redact
@@ -13,8 +13,9 @@ from brain_core.redact import redact
 
 def _run(cases):
     for c in cases:
-        c.proposed = extractive(redact(c.text).text, profile=c.tool, source=f"{c.tool}:session:x",
-                                context={"project": c.session.project})
+        text = redact(c.text).text
+        proposed = extractive(text, profile=c.tool, source=f"{c.tool}:session:x", context={"project": c.session.project})
+        c.proposed = from_the_person(text, proposed)  # the agent's findings are judged in test_distill_sessions.py
     return score(cases)
 
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import ProviderError
+from .codeish import code_only
 from .guard import standing_order
 from .privacy import identity, leaks, mask
 
@@ -147,13 +148,14 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
             groups.append((s.score, s.type, group))
     merged = _merge_groups(groups)
     merged.sort(key=lambda g: -g[0])
+    candidates = [(score, rtype, " ".join(s.text for s in group)) for score, rtype, group in merged]
+    candidates += _whole_session(turns, refused)
 
     records: list[dict] = []
     kept_words: list[set[str]] = []
-    for score, rtype, group in merged:
-        body = " ".join(s.text for s in group)
+    for score, rtype, body in candidates:
         words = _content_words(body)
-        if not words or any(_jaccard(words, w) >= 0.6 for w in kept_words):
+        if not words or code_only(body) or any(_jaccard(words, w) >= 0.6 for w in kept_words):
             continue
         kept_words.append(words)
         records.append({
@@ -163,6 +165,35 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
         if len(records) == MAX_RECORDS:
             break
     return records
+
+
+# What the agent found and the person ruled without a cue word (see .findings): a finding needs
+# this score, and at most this many of a session's records are the agent's.
+FINDING_THRESHOLD = 2.75
+MAX_FINDINGS = 5
+MAX_RULES = 4  # the person's terse rules (one per turn) kept from one session
+
+
+def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> list[tuple[float, str, str]]:
+    """Candidates beyond the person's cue-word sentences, best first: the person's choices among
+    options offered, their terse rules, then the agent's findings."""
+    from .findings import agent_findings, person_choices, person_rules
+
+    if not any(role == "assistant" for role, _ in turns):
+        return []  # plain speech (a meeting) or the person alone: nothing found by an agent
+    out: list[tuple[float, str, str]] = []
+    for score, rtype, text, _ in person_choices(turns) + person_rules(turns):
+        if standing_order(text):
+            if refused is not None:
+                refused.append(text)
+            continue
+        if score >= THRESHOLD:
+            out.append((score, rtype, text))
+    out = sorted(out, key=lambda c: -c[0])[:MAX_RULES]
+    found = [(score, rtype, text) for score, rtype, text, _ in agent_findings(turns)
+             if score >= FINDING_THRESHOLD and not standing_order(text)]
+    # The person's own rules first (they outrank what the agent concluded), then the findings.
+    return out + found[:MAX_FINDINGS]
 
 
 def _split_turns(text: str) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ from typing import Callable
 
 from ..errors import BrainError, InvalidInput, ProviderError
 from . import Session, Turn, render_turns, shorten
+from .codeish import code_only
 from .distill import distill, make_key
 from .guard import standing_order
 from .sources import NAMES, get, guess
@@ -298,7 +299,7 @@ def _prepare(src, sf, reason: str) -> tuple[Outcome, _Prepared | None]:
     except (OSError, ValueError, EOFError) as e:
         outcome.error = f"{sf.path} could not be read ({e.__class__.__name__}: {e})."
         return outcome, None
-    if not any(t.role == "user" for t in session.turns):
+    if not any(t.role == "user" for t in session.turns) and not session.extra.get("continued"):
         outcome.dropped = "nothing the person said"
         return outcome, None  # nothing the person said: nothing to learn
     return outcome, _Prepared(outcome, session)
@@ -384,6 +385,8 @@ def _finish(p: _Prepared, red, fragments, proposed: list[dict], refused: list[st
     outcome.refused = [redact(b).text for b in refused]
     records, seen = [], set()
     for rec in proposed:
+        if code_only(rec["body"]):  # an identifier, a stack trace or tool output is no memory
+            continue
         if standing_order(rec["body"]):
             outcome.refused.append(redact(rec["body"]).text)
             continue

@@ -111,6 +111,8 @@ def parse(path: Path) -> Session:
     for e in chain:
         turns.extend(Turn("plan", t.text, t.at, t.id) if subagent and t.role == "user" else t for t in _turns(e))
     extra = {"version": version} if version else {}
+    if not subagent and any(e.get("isCompactSummary") for e in chain):
+        extra["continued"] = True  # a session continued after compaction: the person spoke before it
     return Session(
         tool="claude", id=session_id, path=path, turns=tuple(_merge(turns)),
         cwd=cwd, title=title, started=started, updated=updated, extra=extra,

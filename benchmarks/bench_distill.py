@@ -1,0 +1,98 @@
+"""The offline distiller on whole real sessions: precision and recall on the labelled set, three splits.
+
+    .venv/bin/python benchmarks/bench_distill.py [--baseline REF] [-v]
+
+Reads the 65 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
+PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
+extractive distiller, redact again) and scores the records kept against the hand labels in
+tests/fixtures/distill_labels.json (see tests/distill_labelled.py for the matching rule; precision is
+strict: a kept record matching no labelled item is noise). Prints, per split (tune: the rules are
+chosen on it; held_out: the other half of the first 46 sessions, whose figures were seen while the
+first rules were written; fresh: 19 sessions labelled and committed before the distiller ever ran on
+them, never used for tuning):
+sessions, records kept, right, labelled items found, precision, recall, and the most records kept
+from one session.
+
+``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
+script from a temporary worktree of that revision with this checkout's labels and sessions.
+``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
+half only (``--held-out-details`` adds the other two splits: for reporting, never while tuning).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SPLITS = ("tune", "held_out", "fresh")
+
+
+def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS) -> dict:
+    sys.path.insert(0, str(tests_dir))
+    from distill_labelled import harvest, load, score
+
+    out = {}
+    for split in splits:
+        cases = load(split)
+        for c in cases:
+            c.kept = harvest(c)
+        sc = score(cases)
+        out[split] = {"sessions": sc.sessions, "kept": sc.kept, "right": sc.right, "labelled": sc.labelled,
+                      "found": sc.found, "precision": sc.precision, "recall": sc.recall,
+                      "most_per_session": sc.most_per_session}
+        if verbose and (split == "tune" or held_out_details):
+            for f, body in sc.noise:
+                print(f"  noise  [{split}] {f[:44]}: {body[:160]!r}")
+            for f, item in sc.missed:
+                print(f"  missed [{split}] {f[:44]}: {item}")
+    return out
+
+
+def show(label: str, res: dict) -> None:
+    for split, r in res.items():
+        p = "-" if r["precision"] is None else f"{r['precision']:.2f}"
+        rc = "-" if r["recall"] is None else f"{r['recall']:.2f}"
+        print(f"{label:<14} {split:<9} sessions {r['sessions']:>2}  kept {r['kept']:>3}  right {r['right']:>3}  "
+              f"found {r['found']:>3}/{r['labelled']:<3} precision {p:>4}  recall {rc:>4}  "
+              f"max/session {r['most_per_session']}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--baseline", help="a git revision whose distiller to score as well (e.g. main)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--held-out-details", action="store_true",
+                    help="with -v, list the held_out and fresh splits' noise and misses too (not while tuning)")
+    ap.add_argument("--split", choices=SPLITS, action="append",
+                    help="score only this split (repeatable); while tuning, --split tune")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # used for --baseline
+    ap.add_argument("--tests", default=str(ROOT / "tests"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.json:  # brain_core comes from PYTHONPATH (the baseline's worktree)
+        print(json.dumps(run(False, Path(args.tests))))
+        return
+    if args.baseline:
+        with tempfile.TemporaryDirectory() as tmp:
+            wt = Path(tmp) / "base"
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(wt), args.baseline], check=True)
+            try:
+                env = {**os.environ, "PYTHONPATH": str(wt)}
+                cmd = [sys.executable, str(Path(__file__)), "--json", "--tests", str(ROOT / "tests")]
+                # The baseline's own package, this checkout's labels and scorer.
+                res = subprocess.run(cmd, env=env, cwd=wt, capture_output=True, text=True, check=True)
+                base = json.loads(res.stdout.strip().splitlines()[-1])
+            finally:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False)
+        show(f"before ({args.baseline})", base)
+    sys.path.insert(0, str(ROOT))
+    show("after", run(args.verbose, ROOT / "tests", args.held_out_details, tuple(args.split or SPLITS)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+"""What the agent found and what the person ruled, read offline from the whole session.
+
+The extractive distiller in :mod:`.distill` keeps the person's decision, rule and preference
+sentences that carry a cue word. Most of what is worth keeping from a coding session is said
+otherwise: the agent's conclusions ("the auto-generated migration uses ALTER TABLE ... modify,
+which SQLite doesn't support"; "this is a known compiler bug: aliases used only inside rescue
+blocks are reported unused"), and the person's terse corrections ("it's bad idea, performance is
+crucial", "TODO is not acceptable"). This module finds both without a model:
+
+- :func:`agent_findings`: sentences of the agent's replies that state a conclusion about the
+  system (a cause, a limitation, where something is kept, what a function returns, which command
+  works), anchored on something concrete (a file, a function, a command, a named tool). The
+  agent's narration ("Let me ...", "Now I'll ..."), status reports ("All 43 tests pass",
+  "Committed"), plans, questions, code, tables and tool output are left out.
+- :func:`person_rules`: the person's short declarative statements that constrain the work
+  ("must", "is crucial", "not acceptable", "there is no need", "we don't control"), which the
+  cue-word scorer misses; orders for the task at hand ("push to github", "continue until all are
+  done") and pasted material are left out.
+- :func:`person_choices`: the person's pick among options the agent offered ("I like Option C",
+  "go with 2"), written with the option's own words.
+
+Everything here returns scored candidates; :func:`.distill.extractive` ranks, merges and caps them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .codeish import code_only
+
+# ------------------------------------------------------------------------------- sentences
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_INLINE = re.compile(r"`([^`\n]{1,120})`")
+_EMPH = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")
+_BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|[✅❌⚠️🔴🟡🟢✓✗★•]+)\s*")
+_SPLIT = re.compile(r"(?:(?<=[^.]\.)|(?<=[!?]))\s+(?=[A-Z`\"'(\[])|(?<=:)\s+(?=[A-Z`])")  # never after "..."
+_EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
+_SKIP_LINE = re.compile(r"^\s*(?:\||#{1,6}\s|[-=_─━*]{3,}|\$ |>>>|Traceback|File \"|\s*at [\w.$<>]+\(|[+-]{1,3}\s|diff |@@)")
+
+
+def sentences(body: str, shortest: int = 30) -> list[str]:
+    """Prose sentences of a reply: code blocks, tables, headings, rules and shell lines dropped,
+    bullets and emphasis stripped, inline code kept as its text."""
+    body = _FENCE.sub("\n", body)
+    out = []
+    for line in body.splitlines():
+        if not line.strip() or _SKIP_LINE.match(line):
+            continue
+        line = _EMOJI.sub("", line)
+        line = _BULLET.sub("", line).strip()
+        line = _EMPH.sub("", line).strip()
+        for s in _SPLIT.split(line):
+            s = s.strip()
+            if shortest <= len(s) <= 400 and len(s.split()) >= (5 if shortest >= 30 else 3):
+                out.append(s)
+    return out
+
+
+# ------------------------------------------------------------------------- agent findings
+# A statement of how the system is (a cause, a limit, a location, a behaviour), as opposed to what
+# the agent is doing or did.
+# A cause or a limit of the system: what breaks, what is missing, what does not work.
+_STRONG = re.compile(
+    r"\b(?:root cause|turns out|it turns out"
+    r"|(?:is|was) a known|known (?:bug|issue|limitation|conflict)|(?:a|the) (?:real )?bug in"
+    r"|does(?:n't| not) (?:support|exist|work|include|contain|handle|render|recogni[sz]e|have|expose|pass|persist)"
+    r"|do(?:n't| not) (?:support|exist|work|have|expose)|(?:is|are)(?:n't| not) (?:supported|available|tracked|recogni[sz]ed|running|populated)"
+    r"|can(?:'t|not) (?:access|be|see|find|import|reach|use|ssh|resolve)|fails? (?:on|when|if|because)"
+    r"|(?:is|are) (?:gitignored|ignored)\b|^no \S+ (?:module|file|config|installers?|support|tests?)\b|\b(?:is|are) missing\b"
+    r"|\bthere (?:is|are) no\b|\bas a (?:test |dev )?dependency\b|\bdefault \w+ is\b|\bis (?:set|hard-?coded) to\b"
+    r"|(?:is|are)(?:n't| not) (?:installed|set|configured|found|present)\b|\bwhen \S+ is not installed\b"
+    r"|(?:is|are) (?:manually )?(?:registered|hard-?coded|duplicated|exposed|unencrypted)\b|\bdrops? the\b"
+    r"|\bflaw\b|\bprevents?\b|^needs? \S+ (?:as a )?(?:test |dev )?dependency\b)",
+    re.I,
+)
+# Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
+_WEAK = re.compile(
+    r"\b(?:the fix (?:is|was)|false positive|(?:is|are) (?:tracked|stored|kept|located|defined|configured|generated|reported|cached|provider-dependent)"
+    r"|(?:lives|live|stored|kept) (?:in|under|at)|resolves? to|points? to|returns? (?:a|an|the|\{|`|:)|instead of|requires?"
+    r"|needs? (?:to be|a|an|the)|must be|only (?:works|runs|applies|tracks|when)|expects?|auto-?generates?|picks? (?:up|the)"
+    r"|(?:confirmed|verified|discovered) that|key (?:finding|insight|discovery)|found the (?:issue|problem|cause)"
+    r"|because|since (?:the|it|this)|which (?:means|causes|is why|breaks)|so that"
+    r"|(?:is|are) (?:implemented|provided|handled|done) (?:through|by|via|in|with)|in plain ?text"
+    r"|(?:creates|writes|appends|records|generates) (?:a|an|the|its|new|short-lived)|stops? being|, not (?:the|a|an)\b)\b",
+    re.I,
+)
+# The agent talking about its own work, not about the system.
+_NARRATE = re.compile(
+    r"^(?:i\b|let me|let's|i'll|i will|i'm going|i am going|now (?:i|let|let's|the|add|update|run|create)|next,? |first,? "
+    r"|then,? |i need to|i should|i can|i have|i've|i had|i see|i found|i think|i'm|ok|okay|good|great|perfect|excellent"
+    r"|done|all (?:done|green|clean|tests|set)|right|understood|got it|sure|yes|no\b|now\b|here(?:'s| is| are)|this (?:is|was) (?:a|the) (?:summary|plan)"
+    r"|you(?:'re| are) (?:absolutely |right)|would you|do you|want me|shall i|should i|should we|ready to|looking at)",
+    re.I,
+)
+_REPORT = re.compile(
+    r"\b(?:tests? pass|passing|0 failures|all green|credo clean|committed|pushed|clean compile|compiles? cleanly|"
+    r"successfully|i (?:added|created|updated|removed|fixed|implemented|wrote|moved|changed|ran|installed)|has been (?:added|created|updated)|"
+    r"have been (?:added|created|updated)|was (?:added|created|updated)|task (?:is )?complete|is complete|completed|"
+    r"next steps?|would you like|let me know|epic|bead)\b",
+    re.I,
+)
+# Something concrete the statement is about: inline code, a path, a dotted or snake_case or CamelCase
+# name, a command line, a version, a port. Case matters: with case folded, any long word is "CamelCase".
+_ANCHOR = re.compile(
+    r"`[^`]+`|[\w.-]+/[\w./-]+|\b\w+\.(?:py|ex|exs|ts|js|json|jsonl|toml|yaml|yml|md|css|sh|rs|go|lock|conf)\b"
+    r"|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w+\b|\b[a-z]+[A-Z]\w+\b|\b\w+\.\w+\(|:\w+\b|--[a-z][\w-]+|\b\d{2,5}\b",
+)
+# A named thing mid-sentence (a product, a tool, a component: "SQLite", "LiveView", "Credo", "API"),
+# told by its shape: a capital letter after the sentence has begun, or an acronym.
+_NAMED = re.compile(r"(?<=[a-z,;:(] )[A-Z][A-Za-z0-9]+(?:[ .-][A-Z][A-Za-z0-9]+)*|\b[A-Z]{2,}[a-z]?s?\b")
+_VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re.I)
+# Not a finding: a guess, a condition, advice to the reader, a change just made, an expected
+# intermediate state, an imperative.
+_HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could|should(?:n't)?|seems?|appears? to|i think|i guess|"
+                     r"for now|ideally|to (?:commit|push|stage)\b|now|expected|would(?:n't)?|will|won't|going to|"
+                     r"you (?:mentioned|said|asked|noted|wanted)|as you|(?:i|we|it|you|they|that|this)'ll)\b", re.I)
+# A finding is one claim: a sentence this long is a summary or a list run together.
+LONGEST_FINDING = 260
+_NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
+                        r"check|see|note|cannot|can't|could|tested|verified|fixed|removed|added|updated|enabled|disabled|"
+                        r"increased|reduced|stopped|supporting|adding|modify|provide|consider|replace|move|keep|update|remove|delete|"
+                        r"returns|handles|tracks|shows|uses|runs|works|leverage|implement|instead|prevents?|eliminates?|ensures?|allows?|"
+                        r"fix|rewrite|refactor|revert|rename|switch|change|convert|escape|wrap|pass|call|apply|clean|simplify|"
+                        r"investigate|debug|verify|confirm|test|document|expose|extract|merge|split|drop|skip|ignore)\b", re.I)
+# A reply the person turned down ("it's bad idea", "no, ...") holds proposals, not findings.
+_REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
+                     r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
+_TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
+_STATUS_LABEL = re.compile(r"^[A-Z]{3,}(?: [A-Z]{2,})*\s*[-–—:]\s")  # "BROKEN - ...", "FIXED: ...": a row of a status list
+_YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
+_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?:?\s+", re.I)
+# "The issue is that ..." names the bug being worked on now (task at hand); it counts only with a
+# cause or limit of its own after it.
+_ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b\W*(?:that\b)?\s*", re.I)
+_LABELLED = re.compile(r"^(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?\s*:\s*", re.I)
+# The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.
+_FIX = re.compile(r"^(?:i need to|we need to|the fix is|the solution is|so i|so we|i'll use|use|the workaround is)\b", re.I)
+
+
+def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    """(score, type, sentence, turn index) for the agent's conclusions, best first."""
+    out = []
+    for n, (role, body) in enumerate(turns):
+        if role != "assistant" or _turned_down(turns, n):
+            continue
+        said = sentences(body, shortest=12)
+        for k, s in enumerate(said):
+            labelled = bool(_LABELLED.match(s))
+            s = _LEAD.sub("", _LABELLED.sub("", s))
+            s = _ISSUE_IS.sub("", s)
+            if not s:
+                continue
+            s = s[0].upper() + s[1:]
+            if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
+                continue
+            if _STATUS_LABEL.match(s):
+                continue
+            if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
+                continue
+            low = s.lower()
+            if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low)
+                    or _HEDGED.search(re.sub(r"\([^)]*\)", "", low)) or _NOT_CLAIM.match(low) or code_only(s)):
+                continue
+            strong = len(_STRONG.findall(s)) + labelled
+            weak = len(_WEAK.findall(s))
+            if not strong and not weak:
+                continue
+            anchors = len(_ANCHOR.findall(s)) + len(_NAMED.findall(s))
+            # The shape of a finding: a cause or a limit of something named, or two where-and-why
+            # marks about two named things. Anything less is commentary.
+            if not ((strong and anchors) or (weak >= 2 and anchors >= 2)):
+                continue
+            score = 2.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.25 + min(anchors, 3) * 0.25
+            if _VAGUE.match(s):
+                score -= 0.75
+            if len(s) > LONGEST_FINDING:
+                continue
+            if s.endswith(":"):
+                s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
+            nxt = said[k + 1] if k + 1 < len(said) else ""
+            if nxt and _FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
+                s = f"{s} {nxt}"
+            out.append((score, "fact", s, n))
+    out.sort(key=lambda x: -x[0])
+    return out
+
+
+def _turned_down(turns, n: int) -> bool:
+    """Whether the person's next turn after reply ``n`` rejects it."""
+    for role, body in turns[n + 1:]:
+        if role == "user":
+            return bool(_REJECT.search(body[:300]))
+        if role == "assistant":
+            return False
+    return False
+
+
+# --------------------------------------------------------------------------- person rules
+# Constraints said without the usual cue words.
+_CONSTRAINT = re.compile(
+    r"\bmust(?:n't| not)?\b|\bis crucial\b|\bare crucial\b|\bis critical\b|\bis important\b|\bimportant (?:not )?to\b"
+    r"|\bnot acceptable\b|\bis unacceptable\b|\bnot (?:valid|allowed|an option)\b|\bbad idea\b|\bthere is no need\b|\bno need to\b"
+    r"|\bthere is a need to\b|\bwe don'?t (?:control|own|use|need)\b|\bkeep in mind\b|\bshould(?:n't| not)? (?:be|have|use|refer)\b"
+    r"|\bis (?:the same|redundant)\b|\bexactly the same\b|\bnever\b|\balways\b|\bonly\b[^.]{0,40}\b(?:for|when|if)\b"
+    r"|\bthe (?:issue|problem|point) is\b|\bit'?s not\b|\b(?:is|are)(?:n't| not)\b|\balready (?:present|exists?|there|in)\b"
+    r"|\bis our\b|\bare our\b|\bwon'?t be broken\b|\bdon'?t (?:overcomplicate|refer)\b",
+    re.I,
+)
+# Orders for the task at hand: the person telling the agent what to do next.
+_ORDER = re.compile(
+    r"^(?:please )?(?:push|commit|sync|continue|proceed|resume|go on|do|run|show|create|add|update|fix|remove|delete|move|"
+    r"open|ssh|install|uninstall|try|make|write|read|check|look|find|review|analy[sz]e|explore|prepare|put|implement|"
+    r"start|stop|publish|enable|disable|change|rename|test|build|deploy|explain|tell|give|list|search|generate|use|"
+    r"ultrathink|yes|ok|okay|great|good|no)\b",
+    re.I,
+)
+
+
+def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    """The person's terse rules and corrections, one candidate per turn: the turn's statements
+    (its orders for the task at hand left out) when one of them constrains the work."""
+    out = []
+    first = next((n for n, (role, _) in enumerate(turns) if role == "user"), None)
+    for n, (role, body) in enumerate(turns):
+        if role != "user" or n == first or len(body) > 1200:
+            continue  # the opening request states the task at hand
+        if _PASTED_OUTPUT.search(body):
+            continue  # a turn carrying a terminal session, a log or a trace reports, it does not rule
+        keep, cues = [], 0
+        for s in _person_sentences(body):
+            low = s.lower().strip()
+            if (s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low)
+                    or _REPORTED.search(low)):
+                continue
+            keep.append(s)
+            cues += len(_CONSTRAINT.findall(s))
+        if not cues or not keep:
+            continue
+        text = ". ".join(keep)
+        if len(text) > 500:
+            continue
+        out.append((2.0 + 0.25 * min(cues, 4), "instruction", text[0].upper() + text[1:] + ".", n))
+    return out
+
+
+# What the person saw go wrong ("it still doesn't work", "the button does not do anything", "I get an
+# error"): a report of the present state, not a rule for the work.
+_REPORTED = re.compile(
+    r"\b(?:does(?:n't| not)|do(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|not|never|nothing)"
+    r"\s+(?:\w+\s+)?(?:work(?:s|ing|ed)?|load(?:s|ing|ed)?|show(?:s|ing|n)?|display\w*|visible|happen\w*|do(?:es|ing)? (?:anything|nothing)"
+    r"|run(?:s|ning)?|start\w*|respond\w*|appear\w*|updat\w*|sav\w*|persist\w*|maintained|preserved|there)\b"
+    r"|\b(?:still|again)\b[^.]{0,40}\b(?:broken|fail\w*|error|wrong|happening)\b|\bi (?:see|get|got|saw)\b|\bit says\b"
+    r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*",
+    re.I,
+)
+# Material pasted into a turn: a shell prompt line, a log line, a stack trace, a tool's banner.
+_PASTED_OUTPUT = re.compile(
+    r"(?m)^\s*(?:\(\S+\)\s+)?\S+@\S+\s+\S*\s*[%$#]\s|^\s*\$ \S|\[\d{1,2}/\w{3}/\d{4}|^\s*Traceback \(|^\s*File \"|"
+    r"^\s*\w+(?:Error|Exception):|^\s*\d{1,3}(?:\.\d{1,3}){3} - - |<command-(?:name|message|args)>|<local-command|^Caveat: ")
+
+_LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b"
+                    r"|^(?:it'?s good|great|good|ok|okay|thanks|nice|perfect|yes|no)\W*$")
+
+
+def _person_sentences(body: str) -> list[str]:
+    body = _FENCE.sub("\n", body)
+    out = []
+    for line in body.splitlines():
+        line = _BULLET.sub("", line).strip()
+        if not line or _SKIP_LINE.match(line):
+            continue
+        for s in re.split(r"(?<=[.!?;])\s+|,\s+(?=(?:also|however|but|and) )", line):
+            s = s.strip(" .")
+            if len(s) >= 16 and len(s.split()) >= 3:
+                out.append(s)
+    return out
+
+
+# ------------------------------------------------------------------------- person choices
+_PICK = re.compile(
+    r"^\s*(?:i (?:really )?(?:like|prefer|pick|choose|want)|let'?s (?:go with|do|take)|go with|(?:we'?ll )?take|choose|pick)\s+"
+    r"(?:the\s+)?(?:option|approach|variant|choice|plan)?\s*#?\s*([A-Za-z0-9]{1,2})\b"
+    r"|^\s*(?:option|approach)\s+#?([A-Za-z0-9]{1,2})\s*[.!]?\s*$",
+    re.I,
+)
+
+
+def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
+    """The person's pick of an option the agent just offered, in the option's words."""
+    out = []
+    for n, (role, body) in enumerate(turns):
+        if role != "user" or n == 0 or len(body) > 200:
+            continue
+        m = _PICK.match(body.strip())
+        if not m:
+            continue
+        label = (m.group(1) or m.group(2) or "").upper()
+        offered = _last_assistant(turns, n)
+        text = _option_text(offered, label) if offered else None
+        if text and not code_only(text):
+            out.append((3.0, "decision", f"Chose Option {label}: {text}", n))
+    return out
+
+
+def _last_assistant(turns, n):
+    for role, body in reversed(turns[:n]):
+        if role == "assistant":
+            return body
+        if role == "user":
+            return None
+    return None
+
+
+def _option_text(body: str, label: str) -> str | None:
+    rx = re.compile(rf"^\s*(?:[-*#]+\s*)?(?:\*\*)?\s*(?:option|approach|variant)?\s*\(?{re.escape(label)}[).:\]]?(?:\*\*)?\s*[:.)\-–—]?\s*(.+)$", re.I)
+    for line in body.splitlines():
+        m = rx.match(line)
+        if m:
+            text = _EMPH.sub("", m.group(1)).strip(" :-–—")
+            if len(text.split()) >= 2:
+                return text[:300]
+    return None
