@@ -77,7 +77,7 @@ def set_enabled(enabled: bool, platform: str | None = None) -> Path | str:
     path = mac_path() if platform == "darwin" else linux_path()
     if enabled:
         path.parent.mkdir(parents=True, exist_ok=True)
-        from brain_core.fsutil import atomic_write_text
+        from brain_core.store.fsutil import atomic_write_text
 
         atomic_write_text(path, mac_plist() if platform == "darwin" else desktop_entry())
     else:

@@ -1,7 +1,7 @@
 """The pieces the quick-recall popup shows: a result card with its "why", and an answer view.
 
-Both are plain widgets fed with brain_core values (a :class:`~brain_core.recall.Hit`, an
-:class:`~brain_core.ask.Answer`); they do no work and emit signals for what the user asks for.
+Both are plain widgets fed with brain_core values (a :class:`~brain_core.recall.hybrid.Hit`, an
+:class:`~brain_core.answer.ask.Answer`); they do no work and emit signals for what the user asks for.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from brain_core.ask import answered_how
+from brain_core.answer.ask import answered_how
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)

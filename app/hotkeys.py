@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
-from brain_core.shortcut import pynput_combo  # noqa: F401 - the one parser, also used where a shortcut is set
+from brain_core.config.shortcut import pynput_combo  # noqa: F401 - the one parser, also used where a shortcut is set
 
 log = logging.getLogger("aida.app")
 

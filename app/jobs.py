@@ -35,7 +35,7 @@ def harden_imports() -> None:
     module's source with :func:`inspect.getsource` to see whether it uses PySide6 (for its
     opt-in ``from __feature__ import ...`` switches). Done on a worker thread while the UI
     thread runs, that corrupts memory and the UI thread crashes later (seen here as a segfault
-    in the event loop the first time a worker imported ``brain_core.recall``). Aida never uses
+    in the event loop the first time a worker imported ``brain_core.recall.hybrid``). Aida never uses
     ``__feature__``, so every module is simply marked "ignore", which is what the check returns
     for modules without PySide6 in their source.
     """

@@ -111,7 +111,7 @@ class AidaApp(QObject):
         self._arm_sweep()
         # What is not needed to show the icon waits for the event loop (the icon paints first).
         QTimer.singleShot(0, self._start_background)
-        from brain_core.setup import needs_welcome
+        from brain_core.agents.setup import needs_welcome
 
         if needs_welcome():  # the first start: say what was found and offer to connect it
             QTimer.singleShot(0, self.welcome)
@@ -143,7 +143,7 @@ class AidaApp(QObject):
         self._ready_data.update(fields, pid=os.getpid(), at=time.time())
         self._ready_data.setdefault("ms_since_app_import", round((time.perf_counter() - STARTED) * 1000, 1))
         data = self._ready_data
-        from brain_core.fsutil import atomic_write_text
+        from brain_core.store.fsutil import atomic_write_text
 
         atomic_write_text(self.ready_file, json.dumps(data) + "\n")
 

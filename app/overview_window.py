@@ -4,7 +4,7 @@ A bar chart of records per month (stacked by type, painted with QPainter: no cha
 module needed), the newest memories with their origin, what the last harvest kept and dropped,
 INDEX.md's budget as a gauge (with ``aida brain budget``'s exit code), the catalog's freshness,
 and the entries no session has used (when the usage audit is there). Double-clicking a row or
-clicking a gauge opens the file it stands for. The data is :func:`brain_core.overview.overview`.
+clicking a gauge opens the file it stands for. The data is :func:`brain_core.lifecycle.overview.overview`.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ class OverviewWindow(QWidget):
 
     @Slot()
     def refresh(self) -> None:
-        from brain_core.overview import overview
+        from brain_core.lifecycle.overview import overview
 
         brain = self._brain_factory()
         try:

@@ -119,7 +119,7 @@ class RecallPopup(QWidget):
         bar.addWidget(self.notice, 1)
         bar.addWidget(self.undo)
         self.notice_bar.hide()
-        self.last_forgotten = None  # brain_core.forget.Moved: what Undo restores
+        self.last_forgotten = None  # brain_core.lifecycle.forget.Moved: what Undo restores
         self.hint = QLabel(HINT)
         self.hint.setStyleSheet("color: #9ca3af; font-size: 10px;")
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QProcess, Signal
 
 def aida_command(*args: str) -> list[str]:
     """How to run the ``aida`` command from inside the app (a frozen app is its own CLI)."""
-    from brain_core.selfcmd import aida_argv
+    from brain_core.config.selfcmd import aida_argv
 
     return aida_argv(*args)
 

@@ -53,7 +53,7 @@ class RecallResult:
 def shown_hits(brain, hits) -> tuple:
     """What the popup shows of a recall: strong hits, then weak ones (the closest), never unrelated
     ones; near-duplicates folded into one hit that lists the others' sources."""
-    from brain_core.dedupe import collapse_hits
+    from brain_core.brain.dedupe import collapse_hits
 
     order = {"strong": 0, "weak": 1}
     kept = sorted((h for h in hits if (h.confidence or "strong") in order), key=lambda h: order[h.confidence or "strong"])
@@ -69,7 +69,7 @@ class AidaService(QObject):
 
     recallReady = Signal(object)  # RecallResult
     heard = Signal(object)  # brain_core.voice.transcribe.Heard
-    answerReady = Signal(object)  # brain_core.ask.Answer
+    answerReady = Signal(object)  # brain_core.answer.ask.Answer
     asking = Signal(str)  # a question went to the front lane
     recordingChanged = Signal(bool)
     meetingStarted = Signal(str)  # file name
@@ -77,8 +77,8 @@ class AidaService(QObject):
     meetingDone = Signal(object)  # brain_core.voice.meeting.MeetingResult
     meetingFailed = Signal(str, str)  # file name, message
     feedbackSaved = Signal(object)  # the lesson Record
-    forgotten = Signal(object)  # brain_core.forget.Moved: a record the user forgot (to archive/)
-    restored = Signal(object)  # brain_core.forget.Moved: a forgotten record brought back
+    forgotten = Signal(object)  # brain_core.lifecycle.forget.Moved: a record the user forgot (to archive/)
+    restored = Signal(object)  # brain_core.lifecycle.forget.Moved: a forgotten record brought back
     harvestFinished = Signal(bool, str)  # ok, the sweep's last output line
     failed = Signal(str, str)  # (what was being done, one-sentence message)
     stateChanged = Signal(str)
@@ -141,7 +141,7 @@ class AidaService(QObject):
         return read_recent(self.events_file, n)
 
     def abs_path(self, rel: str) -> Path:
-        from brain_core.fsutil import contained
+        from brain_core.store.fsutil import contained
 
         return contained(self.root, rel)
 
@@ -181,8 +181,8 @@ class AidaService(QObject):
         if not question:
             self._fail("asking", "The question is empty; type or say something first.")
             return
-        from brain_core.ask import DEFAULT as ASK_DEFAULT
-        from brain_core.ask import ask
+        from brain_core.answer.ask import DEFAULT as ASK_DEFAULT
+        from brain_core.answer.ask import ask
 
         llm = ASK_DEFAULT if self._llm is DEFAULT else self._llm
         self.asking.emit(question)
@@ -201,21 +201,21 @@ class AidaService(QObject):
 
     def forget(self, rel: str, reason: str = "") -> None:
         """Forget a result ("Forget this" in the popup): archived, never deleted; :meth:`restore` undoes it."""
-        from brain_core.forget import forget
+        from brain_core.lifecycle.forget import forget
 
         self.front.submit("forgetting", lambda brain, _r: forget(brain, rel, reason=reason, by="popup"),
                           self.forgotten.emit, lambda m: self._fail("forgetting", m))
 
     def restore(self, rel: str) -> None:
         """Undo a forget: the archived record (``rel`` under ``archive/``) goes back where it lived."""
-        from brain_core.forget import restore
+        from brain_core.lifecycle.forget import restore
 
         self.front.submit("restoring", lambda brain, _r: restore(brain, rel), self.restored.emit,
                           lambda m: self._fail("restoring", m))
 
     def feedback(self, run_id: str, verdict: str, why: str = "") -> None:
-        """Thumbs up/down on an answer: a lesson in the brain (see :mod:`brain_core.lessons`)."""
-        from brain_core.lessons import record_feedback
+        """Thumbs up/down on an answer: a lesson in the brain (see :mod:`brain_core.answer.lessons`)."""
+        from brain_core.answer.lessons import record_feedback
 
         self.front.submit("saving the feedback",
                           lambda brain, _r: record_feedback(brain, run_id, verdict, why=why or None),
@@ -395,7 +395,7 @@ class AidaService(QObject):
         """Rebuild the catalog in the background when HEAD moved (a pull, a hand edit committed)."""
         from types import SimpleNamespace
 
-        from brain_core.ask import git_head
+        from brain_core.answer.ask import git_head
 
         if not (self.root / ".git").exists():
             return False

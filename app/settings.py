@@ -2,7 +2,7 @@
 
 Everything lands in the core's settings file (:class:`brain_core.config.Config`), which the CLI,
 the hooks and the MCP server read too; QSettings keeps only window geometry. The API key goes to
-the OS keyring through :mod:`brain_core.keys` and is never shown: the field starts empty, says
+the OS keyring through :mod:`brain_core.config.keys` and is never shown: the field starts empty, says
 whether a key is stored and where, and typing a new one replaces it.
 """
 
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from brain_core.config import Config
 from brain_core.errors import BrainError
-from brain_core.fsutil import absolute
+from brain_core.store.fsutil import absolute
 
 from . import autostart
 from .hotkeys import BIND_COMMANDS, DEFAULT_PTT, DEFAULT_RECALL, Support, support
@@ -38,7 +38,7 @@ def key_status(provider: str) -> str:
     """Where the key for ``provider`` comes from, in words, without the key."""
     if provider == "none":
         return "No key needed: answers are made offline from your records."
-    from brain_core.keys import lookup
+    from brain_core.config.keys import lookup
 
     try:
         key, where = lookup(provider)
@@ -167,10 +167,10 @@ class SettingsDialog(QDialog):
 
     def _fill_microphones(self, microphones) -> None:
         """System default first, then every input device the audio system lists (``microphones``:
-        a callable returning ``(names, problem)``, :func:`brain_core.setup.microphones` by default);
+        a callable returning ``(names, problem)``, :func:`brain_core.agents.setup.microphones` by default);
         a chosen one that is not connected now stays in the list, marked so."""
         if microphones is None:
-            from brain_core.setup import microphones
+            from brain_core.agents.setup import microphones
         try:
             names, problem = microphones()
         except Exception as e:  # noqa: BLE001 - the dialog must open whatever the audio system does
@@ -207,7 +207,7 @@ class SettingsDialog(QDialog):
 
     @Slot()
     def _forget(self) -> None:
-        from brain_core.keys import delete_key
+        from brain_core.config.keys import delete_key
 
         provider = self.provider.currentText()
         try:
@@ -225,7 +225,7 @@ class SettingsDialog(QDialog):
         secret = self.key.text().strip()
         try:
             if secret:
-                from brain_core.keys import set_key
+                from brain_core.config.keys import set_key
 
                 set_key(provider, secret)
             brain = self.brain.text().strip()

@@ -1,8 +1,8 @@
 """The welcome window: `aida setup` as a window, shown once at first start and from the menu.
 
-It shows what :func:`brain_core.setup.detect` found (the agents with their versions and
+It shows what :func:`brain_core.agents.setup.detect` found (the agents with their versions and
 sessions, the microphone, speech on GPU or CPU, the keyring), one check box per step of
-:func:`brain_core.setup.plan` (checked by default, greyed when already done), the preview of the
+:func:`brain_core.agents.setup.plan` (checked by default, greyed when already done), the preview of the
 step under the cursor (the diff of a hook install, the MCP command to run), and carries out the
 checked steps on a worker thread, with the backfill's progress in a bar. Each outcome is one
 line; a failed step says its fix and the others still run. Closing the window skips everything
@@ -67,7 +67,7 @@ class WelcomeWindow(QWidget):
 
     def __init__(self, config: Config, *, homes: dict[str, Path] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from brain_core.setup import detect, plan
+        from brain_core.agents.setup import detect, plan
 
         self.config = config
         self.setWindowTitle("Welcome to Aida")
@@ -176,7 +176,7 @@ class WelcomeWindow(QWidget):
 
     @Slot()
     def test_microphone(self) -> None:
-        from brain_core.setup import mic_level
+        from brain_core.agents.setup import mic_level
 
         self.status.setText("Listening for 2 seconds: say something…")
         self.mic_button.setEnabled(False)
@@ -193,7 +193,7 @@ class WelcomeWindow(QWidget):
 
     @Slot()
     def start(self) -> None:
-        from brain_core.setup import apply
+        from brain_core.agents.setup import apply
 
         chosen = self.checked()
         self.go_button.setEnabled(False)

@@ -3,7 +3,7 @@
 questions about it, each naming the record that answers it or ``None`` when the brain cannot
 answer (those share words with records on purpose: "the closest" is not an answer).
 
-``DEV`` is what the thresholds in ``brain_core/confidence.py`` were chosen on; ``HELD_OUT`` was
+``DEV`` is what the thresholds in ``brain_core/recall/confidence.py`` were chosen on; ``HELD_OUT`` was
 written with it but never looked at while choosing them.
 """
 

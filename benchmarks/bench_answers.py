@@ -46,7 +46,7 @@ def build_brain(root: Path, embedder=None):
 
 def score(brain, questions, show: bool = False) -> dict:
     """Answer every question offline; the rates of the docstring."""
-    from brain_core.ask import ask
+    from brain_core.answer.ask import ask
 
     ids = {}
     for path, rec in brain.records():
@@ -100,7 +100,7 @@ def build_edges_brain(root: Path):
 
 def score_edges(brain, questions, show: bool = False) -> dict[str, dict[str, int]]:
     """Per category: n, answerable, right, strong, honest (see the module docstring)."""
-    from brain_core.ask import ask
+    from brain_core.answer.ask import ask
 
     ids = {rec.id: rec.key for _, rec in brain.records()}
     out: dict[str, dict[str, int]] = {}
@@ -148,7 +148,7 @@ def features(brain, questions) -> list[tuple]:
 
 
 def calibrate(rows) -> None:
-    from brain_core import confidence as c
+    from brain_core.recall import confidence as c
 
     grid = itertools.product([0.55, 0.58, 0.6, 0.62, 0.65, 0.68, 0.7], [0.3, 0.35, 0.4, 0.45, 0.5],
                              [0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8])
@@ -172,7 +172,7 @@ def calibrate(rows) -> None:
 
 def p50_at_scale(root: Path, n: int = 40) -> float:
     from brain_core import Brain
-    from brain_core.ask import ask
+    from brain_core.answer.ask import ask
     from synth import OBJECTS, SUBJECTS
     import random
 
@@ -222,8 +222,8 @@ def main() -> int:
                   f"refused {s['refused']:.1%} of answerable")
             print(f"  {'':15s} answering: precision {right / max(answers, 1):.1%}, recall {s['right']:.1%} | "
                   f"abstaining: precision {abstained / max(abstentions, 1):.1%}, recall {s['abstain']:.1%}")
-        from brain_core.ask import _gate
-        from brain_core.router import load_router
+        from brain_core.answer.ask import _gate
+        from brain_core.answer.router import load_router
 
         router = load_router(None)
         qs = [q for q, key in DEV + HELD_OUT + HELD_OUT_2 + HELD_OUT_3 if key]

@@ -61,8 +61,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["AIDA_CONFIG"] = str(Path(tmp) / "config.yaml")
         from brain_core import Brain
-        from brain_core.ask import ask
-        from brain_core.lessons import record_feedback
+        from brain_core.answer.ask import ask
+        from brain_core.answer.lessons import record_feedback
 
         root = args.brain or Path(tmp) / "brain"
         if (root / "memories").is_dir() and Brain.open(root).index.counts()["by_shelf"].get("memories", 0) >= args.records:

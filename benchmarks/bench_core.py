@@ -54,7 +54,7 @@ def catalog_built(root: Path, backend: str, dsn: str = "", bid: str = "") -> boo
     """Whether the kept brain's catalog on ``backend`` is there from an earlier run (or command)."""
     if backend == "sqlite":
         return sqlite_built(root)
-    from brain_core.pg import connect, schema_for
+    from brain_core.catalog.postgres import connect, schema_for
 
     conn = connect(dsn)
     try:

@@ -1,4 +1,4 @@
-"""Near-duplicate predicate (brain_core/dedupe.py): precision and recall on a labelled pair set.
+"""Near-duplicate predicate (brain_core/brain/dedupe.py): precision and recall on a labelled pair set.
 
 ``tests/fixtures/dedupe_pairs.jsonl`` holds pairs of record bodies from 40 topics: paraphrases of one
 fact as different agents write it (duplicates) and near-misses on the same topic (another name,
@@ -12,7 +12,7 @@ each a statement in three true rewordings (the duplicates, some turned round) an
 that share its words and disagree (swapped roles, numbers, places and owners, reversed direction,
 contrast turned round, a changed number or owner, a negation), each paired with every rewording.
 Even topics are the calibration half, odd ones the held-out half, not tuned on while the order
-checks (brain_core/conflicts.py) were written; a third part, ``fresh`` (12 more topics, 144 pairs),
+checks (brain_core/brain/conflicts.py) were written; a third part, ``fresh`` (12 more topics, 144 pairs),
 was written after the checks were final and first scored in the run that is reported. The predicate the write path, lint, consolidate and
 the answers share is scored before (``--before REV``, the predicate as it was at that commit,
 default the commit before the order checks) and after.
@@ -40,21 +40,21 @@ def load(path: Path = PAIRS) -> list[dict]:
 
 
 def predicate_at(rev: str):
-    """``compare`` as brain_core/dedupe.py had it at git revision ``rev`` (its helpers from today's tree)."""
+    """``compare`` as brain_core/brain/dedupe.py had it at git revision ``rev`` (its helpers from today's tree)."""
     import subprocess
     import types
 
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:brain_core/dedupe.py"], check=True,
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:brain_core/brain/dedupe.py"], check=True,
                          capture_output=True, text=True).stdout
     mod = types.ModuleType("brain_core._dedupe_before")
     mod.__package__ = "brain_core"
     sys.modules[mod.__name__] = mod
-    exec(compile(src, f"{rev}:brain_core/dedupe.py", "exec"), mod.__dict__)
+    exec(compile(src, f"{rev}:brain_core/brain/dedupe.py", "exec"), mod.__dict__)
     return mod.compare
 
 
 def with_cosines(pairs: list[dict]) -> list[dict]:
-    from brain_core.embed import OnnxEmbedder
+    from brain_core.catalog.embed import OnnxEmbedder
 
     texts = sorted({p["a"] for p in pairs} | {p["b"] for p in pairs})
     vecs = dict(zip(texts, OnnxEmbedder().embed(texts)))
@@ -80,7 +80,7 @@ def calibrate(cal: list[dict], make, grid) -> tuple:
 
 
 def main() -> None:
-    from brain_core.dedupe import COSINE, OVERLAP, compare
+    from brain_core.brain.dedupe import COSINE, OVERLAP, compare
 
     pairs = with_cosines(load())
     for p in pairs:
@@ -122,7 +122,7 @@ def main() -> None:
 
 def roles(rev: str, show: str = "cal") -> None:
     """Before and after on the pair set of swaps, reversals, contrasts and true rewordings."""
-    from brain_core.dedupe import compare
+    from brain_core.brain.dedupe import compare
 
     before = predicate_at(rev)
     pairs = with_cosines(load(ROLES))

@@ -32,7 +32,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("AIDA_CONFIG", os.path.join(tempfile.gettempdir(), "aida-bench-config.yaml"))
     from brain_core import Brain
-    from brain_core.dedupe import Linker, find_pairs
+    from brain_core.brain.dedupe import Linker, find_pairs
 
     with tempfile.TemporaryDirectory(prefix="aida-bench-dedupe-") as tmp:
         root = Path(args.dir or tmp) / f"brain-{args.n}"

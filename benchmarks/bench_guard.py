@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from brain_core.guard import check
+from brain_core.redact.guard import check
 
 SET = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "guard_set.json"
 

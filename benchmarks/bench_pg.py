@@ -94,7 +94,7 @@ def bench_brain(n: int, queries: int, workdir: Path, dsn: str, brain_dir: Path |
 
 def hnsw_recall(brain, rng, queries: int) -> float:
     """Mean overlap of pgvector's HNSW top 10 (as recall runs it) with the exact top 10."""
-    from brain_core.pg.index import vec_param
+    from brain_core.catalog.postgres.index import vec_param
 
     conn = brain.index.conn()
     ids, vecs = zip(*conn.pg("SELECT rowid, embedding FROM docs", binary=True).fetchall())
@@ -112,10 +112,10 @@ def hnsw_recall(brain, rng, queries: int) -> float:
 
 def bench_vectors(n: int, dsn: str, queries: int = 100, dim: int = 384) -> dict:
     """The vector stage alone on N synthetic vectors."""
-    from brain_core.pg import connect
+    from brain_core.catalog.postgres import connect
     from pgvector.psycopg import register_vector
 
-    from brain_core.pg.index import vec_param
+    from brain_core.catalog.postgres.index import vec_param
 
     # Sentence embeddings have a low intrinsic dimension; isotropic noise in 384 dims would make
     # every point nearly equidistant and "the 10 nearest" meaningless. So: 24 latent dims, mapped.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from brain_core.router import load_router  # noqa: E402
+from brain_core.answer.router import load_router  # noqa: E402
 
 QUESTIONS = [
     "What did I say about Postgres vacuum settings?",

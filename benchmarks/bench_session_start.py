@@ -32,7 +32,7 @@ def main() -> int:
     args = ap.parse_args()
     from brain_core import Brain
     from brain_core.config import Config
-    from brain_core.hooks import apply, plan_install
+    from brain_core.agents.hooks import apply, plan_install
     from brain_core.lifecycle.tier_index import regenerate
 
     tmp = Path(tempfile.mkdtemp(prefix="aida-start-"))
@@ -69,7 +69,7 @@ def main() -> int:
 
     runs = [timed(cmd, payload) for _ in range(args.runs)]
     floor = [timed(f"{sys.executable} -m brain_core --help", "")[0] for _ in range(args.runs)]
-    from brain_core.session_start import build
+    from brain_core.agents.session_start import build
 
     inside = []
     for _ in range(args.runs):

@@ -10,7 +10,7 @@ The questions: every question of ``answers_edges.py`` (each category, both halve
 written form (``SPOKEN_WRITTEN`` for the spoken category). Each is synthesised once, in one of
 the conditions in turn (voice x speed x noise), so every condition is heard on a spread of
 questions; the held-out half is the odd questions, as in the set. Per model: WER of the raw
-transcript against the written question, WER after ``brain_core.spoken.normalise``, answers
+transcript against the written question, WER after ``brain_core.answer.spoken.normalise``, answers
 right (the record the written question is answered with, cited first), strong (right, and strong)
 and the median time from the end of the recording to the text (hear()) and to the answer.
 
@@ -98,7 +98,7 @@ def resolve(name: str) -> str | None:
 
 def normaliser():
     try:
-        from brain_core.spoken import normalise
+        from brain_core.answer.spoken import normalise
     except ImportError:  # a checkout from before spoken questions were normalised
         return lambda text, conn=None: text
     return normalise
@@ -108,7 +108,7 @@ def run_model(name: str, source: str | None, clips: list[tuple[Path, str, str | 
               heard_before: list[dict] | None = None) -> dict:
     """One model on every clip; with ``heard_before`` (a ``--transcripts`` file's entries for this
     model) nothing is decoded again: the same transcripts are answered by this checkout."""
-    from brain_core.ask import ask
+    from brain_core.answer.ask import ask
 
     normalise = normaliser()
     t = None

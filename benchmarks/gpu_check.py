@@ -62,7 +62,7 @@ def speech() -> dict:
 def embeddings() -> dict:
     import onnxruntime as ort
 
-    from brain_core.embed import OnnxEmbedder
+    from brain_core.catalog.embed import OnnxEmbedder
 
     e = OnnxEmbedder()
     texts = [f"Webhook retries are capped at {i} attempts with exponential backoff." for i in range(256)]

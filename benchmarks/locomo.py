@@ -231,8 +231,8 @@ def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str],
 
 def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     """Each question's candidates from both stages (run once), to fuse offline under many settings."""
-    from brain_core.places import asks, neighbours, texts
-    from brain_core.recall import DEFAULT_SHELVES, RecallParams, _filters, gather
+    from brain_core.recall.places import asks, neighbours, texts
+    from brain_core.recall.hybrid import DEFAULT_SHELVES, RecallParams, _filters, gather
 
     params = RecallParams(date_boost=1.0 if date_parse else 0.0)
     conn = tb.index.conn()
@@ -260,9 +260,9 @@ def offline_recall(items: list[dict], params, ranked: list | None = None) -> dic
     source context -> the kind of answer asked for -> shortlist -> decay and date lift) from the
     candidates collected once, scored;
     each question's ranking (dia ids) is appended to ``ranked`` when one is given."""
-    from brain_core.kinds import wanted, with_kind
-    from brain_core.places import givers, with_neighbours, with_questions, with_source_context
-    from brain_core.recall import fuse, rescore, shortlist
+    from brain_core.recall.kinds import wanted, with_kind
+    from brain_core.recall.places import givers, with_neighbours, with_questions, with_source_context
+    from brain_core.recall.hybrid import fuse, rescore, shortlist
 
     now = time.time()
     rs = []
@@ -306,7 +306,7 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
     """What each change to recall bought, replayed offline on ``convs`` (turn level)."""
     from dataclasses import replace
 
-    from brain_core.recall import RecallParams
+    from brain_core.recall.hybrid import RecallParams
 
     plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
     before = RecallParams(fusion="rrf", vector_weight=0.5, rrf_k=60, date_boost=0.0, source_weight=0.0,
@@ -336,7 +336,7 @@ def steps(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_t
 
 def tune(data: list[dict], convs: list[int], workdir: Path, embedder, date_in_text: bool) -> None:
     """Grid-search the fusion settings on ``convs`` by turn-level R@5 + R@10; prints the best."""
-    from brain_core.recall import RecallParams
+    from brain_core.recall.hybrid import RecallParams
 
     plain, dated = collect_all(data, convs, workdir, embedder, date_in_text)
     results = []
@@ -391,7 +391,7 @@ def main(argv=None) -> int:
         print(MISSING.format(path=args.data), file=sys.stderr)
         return 2
     data = json.loads(args.data.read_text(encoding="utf-8"))
-    from brain_core.embed import make_embedder
+    from brain_core.catalog.embed import make_embedder
 
     embedder = make_embedder(None)
     overrides = {}
@@ -418,7 +418,7 @@ def main(argv=None) -> int:
             if sb is not None:
                 sb.close()
             print(f"conversation {i}: {len(turn_of)} turns", file=sys.stderr)
-    from brain_core.recall import RecallParams
+    from brain_core.recall.hybrid import RecallParams
 
     params = RecallParams.from_config(make_config(workdir, overrides))
     print(f"settings: {params}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from brain_core.router import load_router  # noqa: E402
+from brain_core.answer.router import load_router  # noqa: E402
 
 SHAPES = {
     "prose": "the quick brown fox jumps over the lazy dog ",

@@ -12,19 +12,19 @@ __all__ = ["Brain", "Record", "Hit", "BrainError"]
 
 def __getattr__(name: str):
     if name == "Brain":
-        from .brain import Brain
+        from brain_core.brain import Brain
 
         return Brain
     if name == "Record":
-        from .records import Record
+        from brain_core.records import Record
 
         return Record
     if name == "Hit":
-        from .recall import Hit
+        from brain_core.recall.hybrid import Hit
 
         return Hit
     if name == "BrainError":
-        from .errors import BrainError
+        from brain_core.errors import BrainError
 
         return BrainError
     raise AttributeError(f"module 'brain_core' has no attribute {name!r}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .errors import InvalidInput, MalformedRecord
+from brain_core.errors import InvalidInput, MalformedRecord
 
 RECORD_TYPES = ("fact", "instruction", "preference", "decision", "event", "lesson", "note", "task")
 KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")

@@ -1,4 +1,4 @@
-"""Regenerate brain_core/redact_gitleaks.py from gitleaks' default rule list.
+"""Regenerate brain_core/redact/gitleaks.py from gitleaks' default rule list.
 
     python scripts/vendor_gitleaks.py path/to/gitleaks/config/gitleaks.toml [commit]
 

@@ -53,7 +53,7 @@ def _qt_garbage_collected_on_the_ui_thread(request):
 
 @pytest.fixture(scope="session")
 def embedder():
-    from brain_core.embed import OnnxEmbedder
+    from brain_core.catalog.embed import OnnxEmbedder
 
     return OnnxEmbedder()
 

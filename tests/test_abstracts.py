@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from brain_core.abstract import make_abstract, needs_abstract, tokens
+from brain_core.text.abstract import make_abstract, needs_abstract, tokens
 from brain_core.errors import InvalidInput
-from brain_core.mcp_server import BrainTools
+from brain_core.agents.mcp_server import BrainTools
 from brain_core.records import Record
 
 LONG = (

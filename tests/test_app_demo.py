@@ -12,7 +12,7 @@ from speech import says
 
 
 def test_demo_runs_every_step_offline_without_voice(tmp_path):
-    from brain_core.demo import run_demo
+    from brain_core.cli.demo import run_demo
 
     out = io.StringIO()
     assert run_demo(keep=tmp_path / "demo", voice=False, out=out) == 0
@@ -37,7 +37,7 @@ def test_demo_runs_every_step_offline_without_voice(tmp_path):
 
 def test_demo_hears_the_sample_question(tmp_path):
     pytest.importorskip("faster_whisper")
-    from brain_core.demo import run_demo
+    from brain_core.cli.demo import run_demo
     from brain_core.voice.transcribe import WhisperTranscriber
 
     out = io.StringIO()

@@ -196,7 +196,7 @@ def test_without_a_tray_a_window_offers_the_same_actions(qtbot, service, opened,
 
 
 def test_opening_or_copying_a_result_counts_as_a_use_showing_does_not(qtbot, popup, service, opened, filled):
-    from brain_core.usage import Usage
+    from brain_core.catalog.usage import Usage
 
     type_and_wait(qtbot, popup, service, "commit message style")
     path = popup.current_card().hit.path

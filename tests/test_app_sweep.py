@@ -23,7 +23,7 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture
 def home_with_a_session(tmp_path, monkeypatch):
-    from brain_core.demo import SAMPLES
+    from brain_core.cli.demo import SAMPLES
 
     home = tmp_path / "home"
     project = home / ".claude" / "projects" / "-home-dev-damage-control"

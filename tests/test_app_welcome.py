@@ -32,7 +32,7 @@ def config(tmp_path):
 
 
 def test_first_start_shows_the_welcome_once(qtbot, home, config, monkeypatch, tmp_path):
-    from brain_core.setup import needs_welcome
+    from brain_core.agents.setup import needs_welcome
 
     monkeypatch.setenv("AIDA_STATE_DIR", str(tmp_path / "fresh-state"))
     assert needs_welcome()
@@ -118,7 +118,7 @@ def test_a_window_whose_steps_outlive_it_is_let_go_on_the_ui_thread(qtbot, home,
     import threading
     import weakref
 
-    import brain_core.setup as setup
+    import brain_core.agents.setup as setup
     from app.welcome import WelcomeWindow
 
     gate = threading.Event()

@@ -10,10 +10,10 @@ import pytest
 from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
-from brain_core import runs
-from brain_core.ask import ask, normalise
+from brain_core.answer import runs
+from brain_core.answer.ask import ask, normalise
 from brain_core.errors import InvalidInput
-from brain_core.live import News, Weather, answer_live, parse_feed, place_in, topic_in
+from brain_core.answer.live import News, Weather, answer_live, parse_feed, place_in, topic_in
 from brain_core.llm.http import Retry
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from brain_core.audit import audit
+from brain_core.lifecycle.audit import audit
 from brain_core.cli import main
 
 

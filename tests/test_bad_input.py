@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from brain_core.lint import lint
+from brain_core.lifecycle.lint import lint
 
 GOOD = {"id": "20260101-000000000-abcdef", "type": "fact", "key": "good", "profile": "me",
         "body": "The good record about invoices survives.", "tags": []}
@@ -146,7 +146,7 @@ def _hostile_files(root):
 
 def test_hostile_names_and_values_break_no_reader(brain):
     from brain_core.lifecycle.maintain import maintain
-    from brain_core.status import brain_status
+    from brain_core.brain.status import brain_status
 
     brain.remember(GOOD["body"], key="good")
     bad = _hostile_files(brain.root)

@@ -79,7 +79,7 @@ def test_init_keeps_a_folders_own_gitignore_and_glossary_and_commits_them(tmp_pa
 def test_a_writer_waits_for_the_brains_write_lock_held_by_another_process(brain):
     import threading
 
-    from brain_core.locks import FileLock
+    from brain_core.store.locks import FileLock
 
     other = FileLock(brain.root / ".aida" / "write.lock", timeout=5)  # as another process would take it
     other.acquire()
@@ -259,7 +259,7 @@ def test_recall_uses_the_query_vector_it_is_given(brain):
 def _break_catalog(brain) -> None:
     """Damage the catalog under the open brain, as a bad disk or a crashed tool would: its table of
     records is gone. The files are untouched, so a rebuild from them gives every answer back."""
-    from brain_core import db
+    from brain_core.catalog.sqlite import db
 
     conn = db.driver().connect(str(brain.index.path))
     conn.execute("DROP TABLE docs")

@@ -175,7 +175,7 @@ def test_atomic_write_keeps_the_old_file_when_the_rename_fails(brain, monkeypatc
     brain.remember("Version one.", key="atomic")
     path = brain.root / "memories/me/atomic.json"
     before = path.read_bytes()
-    import brain_core.fsutil as fsutil
+    import brain_core.store.fsutil as fsutil
 
     def crash(src, dst):
         raise OSError("simulated crash between temp write and rename")
@@ -298,7 +298,7 @@ def test_a_corrupt_index_is_rebuilt_from_the_files_with_a_notice(brain, damage, 
 
 
 def test_importing_the_core_loads_no_qt_and_no_whisper():
-    code = ("import sys, brain_core, brain_core.brain, brain_core.cli, brain_core.recall, brain_core.index;"
+    code = ("import sys, brain_core, brain_core.brain, brain_core.cli, brain_core.recall.hybrid, brain_core.catalog.sqlite.index;"
             "from brain_core.cli import build_parser; build_parser();"
             "bad = [m for m in ('PySide6', 'faster_whisper', 'ctranslate2', 'onnxruntime', 'sounddevice', 'pynput')"
             " if m in sys.modules]; print(','.join(bad))")

@@ -146,7 +146,7 @@ MONITORING = [f"We chose {tool} for monitoring the {team} cluster because it is 
 def test_a_copy_from_another_profile_links_among_records_alike_on_both(any_brain, monkeypatch):
     """Link on write (dedupe.Linker) finds the record a copy repeats among twelve that share most
     of its words, from only the best two candidates of each kind."""
-    import brain_core.dedupe as dedupe
+    import brain_core.brain.dedupe as dedupe
 
     monkeypatch.setattr(dedupe, "LINK_NEIGHBOURS", 2)
     b = any_brain

@@ -83,7 +83,7 @@ def test_a_connection_lost_mid_rebuild_leaves_the_old_catalog_answering(pg_brain
 
 
 def test_a_connection_lost_mid_apply_keeps_what_was_committed_and_the_next_sync_finishes(pg_brain, pg_dsn, monkeypatch):  # noqa: F811
-    import brain_core.pg.index as pgindex
+    import brain_core.catalog.postgres.index as pgindex
 
     b = pg_brain
     b.remember("Already indexed before the outage.", key="before")
@@ -165,7 +165,7 @@ def test_the_password_comes_from_pgpassword_or_the_keyring_never_the_settings(tm
     settings("postgres", pg_dsn, "pw" + uuid.uuid4().hex[:8])
     with pytest.raises(BrainError, match="Cannot reach the catalog server"):
         Brain.init(tmp_path / "brain", embedder=embedder)
-    from brain_core.keys import set_key
+    from brain_core.config.keys import set_key
 
     set_key("postgres", password)
     b = Brain.init(tmp_path / "brain", embedder=embedder)
@@ -182,7 +182,7 @@ def test_lifecycle_jobs_read_the_same_vectors_from_either_catalog(tmp_path, embe
     b = Brain.init(tmp_path / "brain", embedder=embedder)
     for i in range(4):
         b.remember(f"Consolidation input {i}: the cron host reboots weekly.", key=f"cons-{i}")
-    from brain_core.shelves import load_doc
+    from brain_core.store.shelves import load_doc
 
     docs = [load_doc(p.relative_to(b.root).as_posix(), p.read_bytes(), p.stat().st_size, p.stat().st_mtime_ns)
             for p in sorted((b.root / "memories/me").glob("*.json"))]
@@ -276,7 +276,7 @@ def test_the_keyword_stage_leaves_common_words_out_of_its_query_on_a_big_brain(p
     """ts_rank_cd scores every match: words the table's statistics put in more than COMMON records
     are asked for together, and one such word alone only when no rarer word is left. Shown here with
     COMMON lowered to 3 on a brain of eight records."""
-    from brain_core.pg import recall as pgrecall
+    from brain_core.recall import postgres as pgrecall
 
     for i in range(5):
         pg_brain.remember(f"Deploy note {i}: the release goes out after review number {i}.", key=f"deploy-{i}")
@@ -322,7 +322,7 @@ def test_a_keyword_match_the_approximate_vector_search_left_out_keeps_its_closen
     returns although it is the closest. Seen at a million records, where a memory written a moment
     before then fell out of the top three. A keyword match the search left out gets its exact cosine
     when it is as close as what the search returned. The miss is injected here."""
-    from brain_core.pg import recall as pgrecall
+    from brain_core.recall import postgres as pgrecall
 
     b = pg_brain
     for i in range(6):
@@ -443,9 +443,9 @@ def test_a_clone_that_is_behind_leaves_the_newer_rows_of_another_clone_alone(tmp
 
 
 def test_the_servers_neighbour_lookup_agrees_with_sqlites(pg_brain):
-    from brain_core.pg.recall import filters, neighbours as pg_neighbours
-    from brain_core.places import neighbours
-    from brain_core.recall import DEFAULT_SHELVES, _filters
+    from brain_core.recall.postgres import filters, neighbours as pg_neighbours
+    from brain_core.recall.places import neighbours
+    from brain_core.recall.hybrid import DEFAULT_SHELVES, _filters
 
     b = pg_brain
     b.remember_many([dict(body=f"Turn {i} of the planning meeting.", type="event", created="2026-03-02T10:00:00Z",
@@ -504,7 +504,7 @@ def test_a_rebuild_asks_the_server_for_the_memory_its_vector_graph_needs(tmp_pat
 def test_a_server_without_shared_memory_for_build_workers_builds_the_indexes_in_one_process(pg_brain, monkeypatch):
     import psycopg
 
-    from brain_core.pg import index as pgindex
+    from brain_core.catalog.postgres import index as pgindex
 
     b = pg_brain
     b.remember("The nightly backup runs at 2 am.", key="backup-time")
@@ -532,14 +532,14 @@ def test_a_server_without_shared_memory_for_build_workers_builds_the_indexes_in_
                                              ("2GB", 10, 2 * 1024 * 1024), ("512 mb", 10, 512 * 1024),
                                              ("4096", 10, 4096), ("server", 10, None), ("", 0, 65536)])
 def test_build_memory_settings(setting, rows, kb):
-    from brain_core.pg.index import build_memory_kb
+    from brain_core.catalog.postgres.index import build_memory_kb
 
     assert build_memory_kb(setting, rows, 384) == kb
 
 
 @pytest.mark.parametrize("bad", ["lots", "2 GiB", "-1GB", "1.5GB"])
 def test_a_bad_build_memory_setting_is_one_sentence(bad):
-    from brain_core.pg.index import build_memory_kb
+    from brain_core.catalog.postgres.index import build_memory_kb
 
     with pytest.raises(BrainError, match="index.build_memory .* is not auto, server or a size like 2GB"):
         build_memory_kb(bad, 10, 384)
@@ -570,8 +570,8 @@ def test_recall_comes_back_when_the_server_drops_both_of_its_connections(pg_brai
 
 
 def test_common_words_are_not_counted_and_weigh_what_their_capped_count_gives(tmp_path, embedder, pg_dsn):  # noqa: F811
-    from brain_core.confidence import DF_CAP, word_stats
-    from brain_core.pg.recall import keyword_terms
+    from brain_core.recall.confidence import DF_CAP, word_stats
+    from brain_core.recall.postgres import keyword_terms
 
     settings("postgres", pg_dsn, "w" + uuid.uuid4().hex[:12])
     b = Brain.init(tmp_path / "brain", embedder=embedder)
@@ -611,8 +611,8 @@ def test_link_on_write_candidates_come_by_meaning_and_by_rarer_words(pg_brain):
     alone finds the record it repeats."""
     import numpy as np
 
-    from brain_core.dedupe import Linker
-    from brain_core.recall import fts_query
+    from brain_core.brain.dedupe import Linker
+    from brain_core.recall.hybrid import fts_query
     from test_catalog_backends import MONITORING
 
     b = pg_brain

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from brain_core.cli import main
-from brain_core.conflicts import disagreement
-from brain_core.dedupe import compare
+from brain_core.brain.conflicts import disagreement
+from brain_core.brain.dedupe import compare
 
 # (kind, what claude wrote, what codex wrote): each pair shares its names, numbers and words
 CONTRADICTIONS = [

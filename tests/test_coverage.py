@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.ask import ask
-from brain_core.coverage import missing, pairs, tokens
+from brain_core.answer.ask import ask
+from brain_core.recall.coverage import missing, pairs, tokens
 
 RECORDS = [
     dict(body="Siobhan is the QA lead for the mobile app; she signs off every release build.", key="mobile-qa-lead",
@@ -68,7 +68,7 @@ def test_the_same_questions_with_the_fact_recorded_stay_strong(projects, questio
 
 def test_a_lowercase_name_is_matched_against_the_brains_own_spelling(projects):
     """"siobhan" is a name because the brain writes Siobhan; a record without her is not the answer."""
-    from brain_core.coverage import Vocabulary
+    from brain_core.recall.coverage import Vocabulary
 
     vocab = Vocabulary(projects.index.conn())
     assert vocab.name("siobhan") and vocab.name("opensearch")
@@ -100,8 +100,8 @@ def test_explain_shows_what_is_missing(projects):
 
 
 def test_the_answer_names_the_asked_fact_as_a_noun_phrase():
-    from brain_core.confidence import Evidence
-    from brain_core.coverage import near_miss_text
+    from brain_core.recall.confidence import Evidence
+    from brain_core.recall.coverage import near_miss_text
 
     class H:
         evidence = Evidence(("qa", "lead", "docs", "editor"), ("qa", "lead"), 0.5, 0.6, True, ("docs editor",))
@@ -118,7 +118,7 @@ def test_the_answer_names_the_asked_fact_as_a_noun_phrase():
 
 
 def test_the_llm_prompt_says_what_the_closest_record_lacks(projects):
-    from brain_core.ask import build_prompt
+    from brain_core.answer.ask import build_prompt
 
     hits = projects.recall("what's the rate limit of the internal API?", k=3)
     public = next(h for h in hits if h.record.key == "public-api-rate-limit")

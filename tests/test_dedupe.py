@@ -3,7 +3,7 @@ about the same topic stay apart."""
 
 from __future__ import annotations
 
-from brain_core.dedupe import collapse_hits, compare
+from brain_core.brain.dedupe import collapse_hits, compare
 
 DATADOG = [
     ("claude", "We chose Datadog for monitoring because its APM tracing is better than the alternatives."),
@@ -86,7 +86,7 @@ def test_labelled_pairs_held_out(embedder):
     tp = sum(1 for p, d in said if d and p["dup"])
     fp = sum(1 for p, d in said if d and not p["dup"])
     assert tp / (tp + fp) >= 0.95
-    # 0.88 before the order checks (brain_core/conflicts.py), 0.78 with them: a rewording that turns a
+    # 0.88 before the order checks (brain_core/brain/conflicts.py), 0.78 with them: a rewording that turns a
     # sentence round is kept apart, the price of never folding "X reviews Y" into "Y reviews X"
     assert tp / sum(p["dup"] for p in held) >= 0.75
     # another name or the opposite is never the same fact

@@ -112,7 +112,7 @@ def test_record_parser(data):
 @given(data=anything, shelf=st.sampled_from(["memories/me/x.json", "events/me/2026-01/x.json", "lessons/x.json",
                                              "knowledge/page.md"]))
 def test_shelf_loader_for_records_and_knowledge_pages(data, shelf):
-    from brain_core.shelves import load_doc
+    from brain_core.store.shelves import load_doc
 
     doc = reads_or_refuses(load_doc, shelf, data, len(data), 0)
     if doc is not None:
@@ -143,7 +143,7 @@ def test_glossary_parser(data):
 @SETTINGS
 @given(data=anything)
 def test_router_yaml(data, scratch):
-    from brain_core.router import load_router
+    from brain_core.answer.router import load_router
 
     (scratch / "router.yaml").write_bytes(data)
     router = reads_or_refuses(load_router, scratch)
@@ -166,7 +166,7 @@ settings_sections = st.dictionaries(
 @given(data=st.one_of(anything, settings_sections.map(lambda d: yaml.safe_dump(d).encode())))
 def test_settings_file(data, scratch):
     from brain_core.config import Config
-    from brain_core.recall import RecallParams
+    from brain_core.recall.hybrid import RecallParams
 
     (scratch / "config.yaml").write_bytes(data)
     cfg = reads_or_refuses(Config.load, scratch / "config.yaml")
@@ -329,7 +329,7 @@ def subprocess_out(cwd: Path, *cmd: str) -> list[str]:
 @given(title=nasty, dropped=nasty, date=st.one_of(st.none(), nasty, st.dates().map(str)))
 def test_a_dropped_recording_title_or_date_cannot_name_a_path_outside(brain, title, dropped, date):
     """A recording dropped on the tray becomes meetings/<date>-<slug of its title or file name>.md."""
-    from brain_core.fsutil import contained
+    from brain_core.store.fsutil import contained
     from brain_core.voice import meeting
 
     try:

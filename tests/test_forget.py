@@ -8,7 +8,7 @@ import pytest
 
 from brain_core.cli import main
 from brain_core.errors import InvalidInput
-from brain_core.forget import forget, recall_archived, restore
+from brain_core.lifecycle.forget import forget, recall_archived, restore
 
 
 def run(capsys, *argv):

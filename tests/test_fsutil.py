@@ -7,9 +7,16 @@ import stat
 
 import pytest
 
-from brain_core import fsutil
+from brain_core.store import fsutil
 from brain_core.errors import InvalidInput
-from brain_core.fsutil import atomic_write_bytes, atomic_write_text, contained, discard, is_tmp, sweep_tmp
+from brain_core.store.fsutil import (
+    atomic_write_bytes,
+    atomic_write_text,
+    contained,
+    discard,
+    is_tmp,
+    sweep_tmp,
+)
 
 
 def test_atomic_write_makes_folders_replaces_and_leaves_no_temp_file(tmp_path):

@@ -213,7 +213,7 @@ def test_an_intent_to_add_entry_or_a_moved_head_falls_back_to_commit_only(brain,
     assert "draft.txt" not in git(brain.root, "ls-tree", "-r", "--name-only", "HEAD")
     git(brain.root, "rm", "-q", "--cached", "draft.txt")
     # HEAD moves between reading it and updating it: the compare-and-swap fails, --only commits
-    from brain_core import gitsync
+    from brain_core.store import git as gitsync
 
     real = gitsync.Git.head
     stale = git(brain.root, "rev-parse", "HEAD^").strip()

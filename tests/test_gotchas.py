@@ -5,7 +5,7 @@ note is recalled; lint names a lesson without feedback. A real brain in tmp_path
 from __future__ import annotations
 
 from brain_core.cli import main
-from brain_core.lint import lint
+from brain_core.lifecycle.lint import lint
 
 
 def test_remember_refuses_type_lesson_with_one_line_and_writes_nothing(brain, capsys):

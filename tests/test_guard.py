@@ -1,4 +1,4 @@
-"""The write-path guard (brain_core/guard.py) on its paraphrase set, both halves, and its edges."""
+"""The write-path guard (brain_core/redact/guard.py) on its paraphrase set, both halves, and its edges."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain_core.guard import CATEGORIES, check
+from brain_core.redact.guard import CATEGORIES, check
 
 SET = json.loads((Path(__file__).parent / "fixtures" / "guard_set.json").read_text(encoding="utf-8"))
 

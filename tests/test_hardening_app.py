@@ -48,7 +48,7 @@ def test_a_shortcut_that_is_not_one_is_refused_by_config_set_and_doctor(tmp_path
 
 
 def test_the_no_microphone_message_names_a_setting_that_exists():
-    from brain_core.settings_schema import BY_KEY
+    from brain_core.config.schema import BY_KEY
     from brain_core.voice.capture import SoundDeviceSource
 
     class NoDevices:  # what sounddevice answers on a machine without a microphone

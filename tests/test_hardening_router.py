@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from brain_core.ask import MAX_QUESTION_CHARS
-from brain_core.router import ROUTE_CHARS, load_router
+from brain_core.answer.ask import MAX_QUESTION_CHARS
+from brain_core.answer.router import ROUTE_CHARS, load_router
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = "recall:\n  hang: '^(\\w+\\s?)*$'\n  mine: '\\bpaperwork\\b'\n  look: '(?<=x)y'\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from brain_core import yamlsafe
+from brain_core.text import yamlsafe
 
 REPO = Path(__file__).resolve().parent.parent
 

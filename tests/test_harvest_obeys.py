@@ -73,12 +73,12 @@ def test_pause_stops_the_hook_the_sweep_and_the_cli_but_not_force(brain, tmp_pat
     r = sweep(brain, roots=roots, clock=LATER)
     assert r.paused and r.outcomes == [] and "paused" in r.notes[0]
     started = []
-    monkeypatch.setattr("brain_core.hooks.spawn_detached", lambda *a, **k: started.append(a) or 1)
+    monkeypatch.setattr("brain_core.agents.hooks.spawn_detached", lambda *a, **k: started.append(a) or 1)
     assert main(["--brain", str(brain.root), "brain", "harvest", "--hook", "claude", "{}"]) == 0
     assert started == []
     assert main(["--brain", str(brain.root), "brain", "harvest", "--now"]) == 0
     assert "paused" in capsys.readouterr().out and not (brain.root / "harvest" / "claude.json").exists()
-    from brain_core.backfill import backfill
+    from brain_core.harvest.backfill import backfill
 
     assert backfill(brain, roots=roots).records == 0 and not (brain.root / "harvest" / "claude.json").exists()
     assert main(["--brain", str(brain.root), "brain", "harvest", "--now", "--force", "--no-mirror"]) == 0
@@ -92,7 +92,7 @@ def test_pause_stops_the_hook_the_sweep_and_the_cli_but_not_force(brain, tmp_pat
 def test_inside_an_agent_call_the_hook_and_the_sweep_do_nothing(brain, tmp_path, monkeypatch):
     roots = make_homes(tmp_path / "h", memory=False, mtime=T0)
     started = []
-    monkeypatch.setattr("brain_core.hooks.spawn_detached", lambda *a, **k: started.append(a) or 1)
+    monkeypatch.setattr("brain_core.agents.hooks.spawn_detached", lambda *a, **k: started.append(a) or 1)
     monkeypatch.setenv("AIDA_CHILD", "1")
     assert main(["--brain", str(brain.root), "brain", "harvest", "--hook", "codex", "{}"]) == 0
     r = sweep(brain, roots=roots, clock=LATER)

@@ -224,7 +224,7 @@ def test_cli_file_harvests_one_transcript_now(cli_env, brain, capsys):
 
 
 def test_a_second_sweep_leaves_the_work_to_the_running_one(brain, tmp_path):
-    from brain_core.locks import FileLock
+    from brain_core.store.locks import FileLock
 
     roots = make_homes(tmp_path / "home", memory=False, mtime=T0)
     held = FileLock(brain.root / ".aida" / "harvest.lock")

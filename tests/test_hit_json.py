@@ -3,7 +3,7 @@ docs/DESIGN.md, field by field."""
 
 from __future__ import annotations
 
-from brain_core.recall import Hit
+from brain_core.recall.hybrid import Hit
 from brain_core.records import Record
 
 BASE = {"id": "20260301-090000000-ab12", "key": "deploy-window", "type": "decision", "profile": "me",

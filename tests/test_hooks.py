@@ -15,7 +15,7 @@ from harvest_homes import FIXTURES, make_homes, session_files
 
 from brain_core.cli import main
 from brain_core.errors import BrainError
-from brain_core.hooks import MARK, apply, hook_plan, mcp_registration, plan_install
+from brain_core.agents.hooks import MARK, apply, hook_plan, mcp_registration, plan_install
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,8 +41,8 @@ def test_claude_install_keeps_existing_hooks_backs_up_and_is_idempotent(home):
         assert ours[0]["command"].endswith("-m brain_core brain harvest --hook claude")
     theirs = json.loads(original)["hooks"]["SessionStart"]
     assert data["hooks"]["SessionStart"][:len(theirs)] == theirs  # the user's own SessionStart hooks kept
-    start = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"] if "brain_core.session_start" in h["command"]]
-    assert len(start) == 1 and start[0]["command"].endswith("-m brain_core.session_start --hook claude")
+    start = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"] if "brain_core.agents.session_start" in h["command"]]
+    assert len(start) == 1 and start[0]["command"].endswith("-m brain_core.agents.session_start --hook claude")
     assert len(data["hooks"]["Stop"]) == 2  # the user's own Stop hook is still there
 
     again = plan_install("claude")

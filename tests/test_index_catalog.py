@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from brain_core import Brain
-from brain_core.index import APPLY_BATCH
-from brain_core.locks import FileLock
-from brain_core.shelves import checksum, dir_mtimes
+from brain_core.catalog.sqlite.index import APPLY_BATCH
+from brain_core.store.locks import FileLock
+from brain_core.store.shelves import checksum, dir_mtimes
 
 from counting import CountingEmbedder
 
@@ -182,7 +182,7 @@ def test_a_quick_scan_trusts_size_and_time_a_full_scan_reads_the_file(cb):
 
 
 def test_a_known_bad_file_is_not_parsed_again_and_the_files_after_it_are_scanned(cb, monkeypatch):
-    import brain_core.index as index_module
+    import brain_core.catalog.sqlite.index as index_module
 
     cb.remember("Read after the memories shelf.", type="event", key="later", created="2026-03-02T10:00:00Z")
     (cb.root / "memories/me").mkdir(parents=True, exist_ok=True)
@@ -315,7 +315,7 @@ def test_a_vector_embedded_ahead_of_the_write_is_the_one_stored(cb):
     p = put(cb.root, "memories/me/ahead.json", "Staging is rebuilt every Sunday.")
     vec = np.random.default_rng(3).standard_normal(cb.index.dim).astype(np.float32)
     vec /= np.linalg.norm(vec)
-    from brain_core.shelves import load_doc
+    from brain_core.store.shelves import load_doc
 
     st = p.stat()
     doc = load_doc("memories/me/ahead.json", p.read_bytes(), st.st_size, st.st_mtime_ns)

@@ -8,7 +8,7 @@ import keyring.core
 import pytest
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
-from brain_core import keys
+from brain_core.config import keys
 from brain_core.errors import BrainError, InvalidInput
 
 

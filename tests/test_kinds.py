@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from brain_core import Brain
-from brain_core.kinds import NUMBER, TIME, wanted, with_kind
+from brain_core.recall.kinds import NUMBER, TIME, wanted, with_kind
 
 
 @pytest.mark.parametrize("question, kind", [

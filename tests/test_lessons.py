@@ -8,10 +8,10 @@ import pytest
 from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
-from brain_core.ask import ask
+from brain_core.answer.ask import ask
 from brain_core.errors import InvalidInput
-from brain_core import lessons
-from brain_core.lessons import record_feedback, similar_lessons
+from brain_core.answer import lessons
+from brain_core.answer.lessons import record_feedback, similar_lessons
 
 Q = "what did I say about the webhook retry limit?"
 SIMILAR = "remind me what the webhook retry limit is"

@@ -223,7 +223,7 @@ def test_the_cli_prints_the_fallback_last_for_the_tray(brain, fakes, tmp_path, c
 def test_ask_and_the_judge_use_the_same_provider(brain, fakes):
     brain.remember("We deploy the billing service on Tuesdays because support is staffed.", type="decision",
                    key="deploy-day")
-    from brain_core.ask import ask
+    from brain_core.answer.ask import ask
 
     llm = make_provider({"llm": {"provider": "gemini-cli"}})
     answer = ask(brain, "When do we deploy billing?", llm=llm)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from brain_core.recall import RecallParams
+from brain_core.recall.hybrid import RecallParams
 
 ROOT = Path(__file__).resolve().parent.parent
 

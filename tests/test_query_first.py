@@ -7,7 +7,7 @@ import os
 import pytest
 
 from brain_core.cli import main
-from brain_core.hooks import HABIT_BEGIN, HABIT_END, apply, plan_habit
+from brain_core.agents.hooks import HABIT_BEGIN, HABIT_END, apply, plan_habit
 
 
 MINE = "# My rules\n\nUse tabs.\n"

@@ -14,7 +14,7 @@ import pytest
 
 from brain_core.config import Config
 from brain_core.errors import BrainError
-from brain_core.recall import RecallParams, fts_query, recall, rescore
+from brain_core.recall.hybrid import RecallParams, fts_query, recall, rescore
 
 NOW = 1_800_000_000.0
 

@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from brain_core.places import with_source_context
-from brain_core.recall import RecallParams, adjust, age_factor, fuse, shortlist, use_lift
-from brain_core.when import DateSpan
+from brain_core.recall.places import with_source_context
+from brain_core.recall.hybrid import RecallParams, adjust, age_factor, fuse, shortlist, use_lift
+from brain_core.text.when import DateSpan
 
 DAY = 86400.0
 NOW = 1_800_000_000.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.recall import RECENT_MIN_SIMILARITY, recall
+from brain_core.recall.hybrid import RECENT_MIN_SIMILARITY, recall
 
 NOW = 1_790_000_000.0  # 2026-09-21
 
@@ -98,7 +98,7 @@ def test_recency_confidence_follows_the_words_of_the_question(diary):
     hits = _recent(diary, "latest deploy rollback", k=3)
     assert hits[0].record.key == "deploy-rollback"
     assert hits[0].evidence.matched == ("deploy", "rollback") and hits[0].confidence == "strong"
-    # the records about deploys but not rollbacks are below the topic's relevance floor (brain_core.recency)
+    # the records about deploys but not rollbacks are below the topic's relevance floor (brain_core.recall.recency)
     assert [h.record.key for h in hits] == ["deploy-rollback"]
 
 

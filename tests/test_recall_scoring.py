@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from brain_core.recall import RecallParams, decay_factor
+from brain_core.recall.hybrid import RecallParams, decay_factor
 from brain_core.records import parse_time
 
 DAY = 86400.0

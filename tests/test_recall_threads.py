@@ -21,7 +21,7 @@ def test_the_threaded_embedding_gives_the_same_hits_as_a_given_vector(notes):
     question = "how many approvals do production deploys need"
     threaded = notes.recall(question, k=3)
     vector = notes.index.embedder.embed([question])[0]
-    from brain_core.recall import recall
+    from brain_core.recall.hybrid import recall
 
     given = recall(notes.index, notes.usage, question, k=3, query_vector=vector)
     assert [h.record.key for h in threaded] == [h.record.key for h in given]

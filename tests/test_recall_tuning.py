@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 import pytest
 
 from brain_core.config import Config
-from brain_core.places import with_source_context
-from brain_core.recall import RecallParams, fuse
-from brain_core.when import DateSpan, find_dates
+from brain_core.recall.places import with_source_context
+from brain_core.recall.hybrid import RecallParams, fuse
+from brain_core.text.when import DateSpan, find_dates
 
 
 def ts(text: str) -> float:

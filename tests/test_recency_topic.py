@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.ask import ask
-from brain_core.recency import pool, topic, topic_words
+from brain_core.answer.ask import ask
+from brain_core.recall.recency import pool, topic, topic_words
 
 RECORDS = [
     ("mobile-release-3-2", "2026-04-01", "Released version 3.2 of the mobile app with offline mode."),
@@ -64,7 +64,7 @@ def test_a_paraphrase_joins_when_as_close_in_meaning_as_the_word_matches(release
 
 
 def test_the_llm_prompt_lists_a_recency_questions_records_newest_first(releases):
-    from brain_core.ask import build_prompt
+    from brain_core.answer.ask import build_prompt
 
     hits = releases.recall("what's the newest release of the mobile app?", recent=True, k=3)
     _, user = build_prompt("what's the newest release of the mobile app?", hits, newest=True)

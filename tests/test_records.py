@@ -9,8 +9,18 @@ from datetime import datetime, timezone
 import pytest
 
 from brain_core.errors import InvalidInput, MalformedRecord
-from brain_core.records import (ID_RE, MAX_BODY_CHARS, MAX_TAG_CHARS, MAX_TAGS, Record, clean_tags, new_id, parse_time,
-                                slugify, validate_new)
+from brain_core.records import (
+    ID_RE,
+    MAX_BODY_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    Record,
+    clean_tags,
+    new_id,
+    parse_time,
+    slugify,
+    validate_new,
+)
 
 GOOD = {"id": "20260822-194402117-c81e2f", "type": "fact", "key": "retry-cap", "profile": "me", "body": "Six."}
 

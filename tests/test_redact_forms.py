@@ -120,7 +120,7 @@ def test_a_secret_said_across_lines_of_prose():
 
 
 def test_gitleaks_rules_are_carried_with_attribution():
-    from brain_core import redact_gitleaks
+    from brain_core.redact import gitleaks as redact_gitleaks
 
     assert "MIT License" in redact_gitleaks.__doc__ and "gitleaks" in redact_gitleaks.__doc__
     assert len(redact_gitleaks.RULES) > 200
@@ -134,7 +134,7 @@ KEYS = ["webhook-retry-policy", "password-reset-flow", "api-key-rotation", "toke
 
 @pytest.mark.parametrize("key", KEYS)
 def test_ordinary_keys_and_file_names_pass_the_gate_unchanged(key):
-    from brain_core import scrub
+    from brain_core.redact import scrub
 
     assert scrub.clean_key(key) == key
     assert scrub.path(f"memories/me/{key}.json") == f"memories/me/{key}.json"
@@ -144,7 +144,7 @@ def test_no_chat_turn_slug_is_taken_for_a_secret(shared_dir):
     """Every LoCoMo utterance (read in place) as a key and a meeting file name: none is changed."""
     import json
 
-    from brain_core import scrub
+    from brain_core.redact import scrub
     from brain_core.records import slugify
 
     path = shared_dir / "bench" / "locomo" / "locomo10.json"
@@ -161,7 +161,7 @@ def test_no_chat_turn_slug_is_taken_for_a_secret(shared_dir):
 def test_a_json_file_stays_json_when_masking_would_break_it():
     import json
 
-    from brain_core import scrub
+    from brain_core.redact import scrub
 
     text = json.dumps({"a": {"password": "hunter2"}, "b": ["x", "AKIA" + "IOSFODNN7EXAMPLE"]})
     out = scrub.file_text("harvest/x.json", text)

@@ -10,7 +10,7 @@ import os
 import pytest
 from fake_agents import calls, install, on_path
 
-from brain_core.backfill import backfill
+from brain_core.harvest.backfill import backfill
 from brain_core.cli import main
 from brain_core.errors import InvalidInput
 

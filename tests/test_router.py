@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from brain_core.router import Router, default_patterns, load_router, route
+from brain_core.answer.router import Router, default_patterns, load_router, route
 
 # (question, recall, mode, time_sensitive, live)
 TABLE = [

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from brain_core.cli import main
-from brain_core.forget import forget
-from brain_core.hooks import apply, connect_plans, plan_install
+from brain_core.lifecycle.forget import forget
+from brain_core.agents.hooks import apply, connect_plans, plan_install
 from brain_core.lifecycle.tier_index import regenerate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -65,7 +65,7 @@ def projects(brain, tmp_path):
 
 def test_the_installed_hook_prints_rules_then_the_project_then_the_rest(brain, projects, home):
     cmd = _start_command(home, brain.root)
-    assert cmd.endswith(f"-m brain_core.session_start --brain {brain.root} --hook claude")
+    assert cmd.endswith(f"-m brain_core.agents.session_start --brain {brain.root} --hook claude")
     proc = _run(cmd, _claude_payload(projects / "src"), projects / "src")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -85,7 +85,7 @@ def test_the_installed_hook_prints_rules_then_the_project_then_the_rest(brain, p
     log = [json.loads(x) for x in (brain.root / ".aida" / "injections.jsonl").read_text().splitlines()]
     assert log[-1]["tool"] == "claude" and log[-1]["project"] == "billing"
     assert "memories/claude/billing-deploy.json" in log[-1]["paths"]
-    from brain_core.audit import audit
+    from brain_core.lifecycle.audit import audit
 
     rows = {r.path: r for r in audit(brain, roots={"claude": home / "none", "codex": home / "none",
                                                     "gemini": home / "none"}).rows}
@@ -117,7 +117,7 @@ def test_the_block_keeps_to_the_budget(brain, tmp_path, home):
     regenerate(brain)
     brain.config.set("tier_index.budget_chars", 1500)
     brain.config.save()
-    from brain_core.session_start import build
+    from brain_core.agents.session_start import build
 
     block = build(brain.root, 1500, "fleet")
     assert 1000 < block.chars <= 1500 and block.left_out > 150
@@ -135,7 +135,7 @@ def test_prints_nothing_when_the_brain_is_unreachable(tmp_path, home):
     assert proc.returncode == 0 and proc.stdout == ""
 
 
-@pytest.mark.parametrize("entry,args", [("brain_core.session_start", ["--hook", "claude"]),
+@pytest.mark.parametrize("entry,args", [("brain_core.agents.session_start", ["--hook", "claude"]),
                                          ("brain_core.cli", ["brain", "session-start", "--hook", "claude"])])
 def test_the_hook_embeds_nothing(brain, projects, entry, args):
     """The hook's process (the installed module, and the same through the CLI) loads neither the

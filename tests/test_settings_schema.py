@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from brain_core import settings_schema as schema
+from brain_core.config import schema
 from brain_core.config import DEFAULTS, Config
 from brain_core.errors import BrainError
 
@@ -144,4 +144,4 @@ def test_a_section_written_as_a_value_is_an_error():
 def test_the_settings_tables_are_the_schema(doc, keys):
     text = (ROOT / doc).read_text(encoding="utf-8")
     assert schema.fill_table(text, keys) == text, (
-        f"{doc}'s settings table differs from brain_core/settings_schema.py; run `python -m brain_core.settings_schema`")
+        f"{doc}'s settings table differs from brain_core/config/schema.py; run `python -m brain_core.config.schema`")

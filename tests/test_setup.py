@@ -67,7 +67,7 @@ def test_dry_run_with_one_agent_and_with_none(home, tmp_path, capsys):
 
 
 def test_yes_connects_everything_once_and_again_changes_nothing(home, tmp_path, capsys):
-    from brain_core.setup import needs_welcome
+    from brain_core.agents.setup import needs_welcome
 
     make_homes(home, mtime=1.7e9)
     assert needs_welcome()

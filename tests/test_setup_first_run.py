@@ -79,8 +79,8 @@ def test_setup_text_says_the_same_as_its_plan(home, tmp_path, capsys):
 
 def test_the_overview_shows_the_whole_backfill_not_its_last_batch(home, tmp_path, capsys):
     from brain_core import Brain
-    from brain_core.backfill import backfill
-    from brain_core.overview import overview
+    from brain_core.harvest.backfill import backfill
+    from brain_core.lifecycle.overview import overview
 
     roots = make_homes(home, mtime=1.7e9, memory=False)
     brain = Brain.init(tmp_path / "brain")

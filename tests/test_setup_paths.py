@@ -46,7 +46,7 @@ def test_setup_then_hooks_install_changes_nothing_and_index_md_exists(home, tmp_
     for f in (".claude/settings.json", ".gemini/settings.json"):
         text = files[f]
         assert f"--brain {brain.resolve()} brain harvest --hook" in text
-        assert f"-m brain_core.session_start --brain {brain.resolve()} --hook" in text
+        assert f"-m brain_core.agents.session_start --brain {brain.resolve()} --hook" in text
 
     # right after setup the health line is about INDEX.md's size, not its absence
     assert main(["--brain", str(brain), "brain", "budget"]) == 0
@@ -72,7 +72,7 @@ def test_hooks_install_first_then_setup_and_the_welcome_plan_find_it_done(home, 
     files = _snapshot(home)
 
     from brain_core.config import Config
-    from brain_core.setup import detect, plan
+    from brain_core.agents.setup import detect, plan
 
     steps = plan(detect(Config.load(), brain))  # what the welcome window shows
     assert all(s.done for s in steps if s.id.startswith("hooks-")), [(s.id, s.preview) for s in steps]
@@ -91,6 +91,6 @@ def test_setup_dry_run_shows_every_file_it_would_change(home, tmp_path, capsys):
     steps = {s["id"]: s for s in json.loads(capsys.readouterr().out)["steps"]}
     claude = steps["hooks-claude"]["preview"]
     assert "settings.json (with Aida)" in claude and "CLAUDE.md (with Aida)" in claude
-    assert "+## Ask the memory first" in claude and "brain_core.session_start" in claude
+    assert "+## Ask the memory first" in claude and "brain_core.agents.session_start" in claude
     assert "AGENTS.md (with Aida)" in steps["hooks-codex"]["preview"]
     assert not (home / ".claude" / "CLAUDE.md").exists()

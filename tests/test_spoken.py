@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.ask import ask
-from brain_core.spoken import normalise, rewrite, sound
+from brain_core.answer.ask import ask
+from brain_core.answer.spoken import normalise, rewrite, sound
 
 RECORDS = [
     dict(body="For the infra the RPO is 15 minutes and the RTO is 4 hours.", key="infra-rpo-rto"),

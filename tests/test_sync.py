@@ -90,7 +90,7 @@ def test_both_machines_edit_one_record_and_both_versions_are_kept(pair):
     assert sorted(_bodies(a, "retry-cap").values()) == ["The retry cap is eight attempts.",
                                                         "The retry cap is ten attempts."]
     # lint lists the copy until the user merges it; the index skips it
-    from brain_core.lint import lint
+    from brain_core.lifecycle.lint import lint
 
     assert any(".sync-conflict-" in p.path for p in lint(a))
     assert [h.record.body for h in a.recall("retry cap attempts", k=5) if h.record.key == "retry-cap"] == [

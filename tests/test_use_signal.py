@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.ask import ask
+from brain_core.answer.ask import ask
 from brain_core.errors import InvalidInput
-from brain_core.lessons import record_feedback
-from brain_core.recall import RecallParams, decay_factor
+from brain_core.answer.lessons import record_feedback
+from brain_core.recall.hybrid import RecallParams, decay_factor
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The catalog's vectors in memory (brain_core/vcache.py): the same neighbours as sqlite-vec, kept in
+"""The catalog's vectors in memory (brain_core/catalog/sqlite/vcache.py): the same neighbours as sqlite-vec, kept in
 step with this process's writes and with other processes' commits, and off when it should be."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from brain_core import Brain, vcache
+from brain_core import Brain
+from brain_core.catalog.sqlite import vcache
 from brain_core.config import Config
-from brain_core.recall import DEFAULT_SHELVES, _vec0_search
+from brain_core.recall.hybrid import DEFAULT_SHELVES, _vec0_search
 
 FACTS = [
     ("me", "fact", "The staging database is restored from the nightly snapshot at 02:00."),
@@ -163,7 +164,7 @@ def test_bytes_that_are_no_embedding_are_refused():
 
 
 def test_a_damaged_vector_in_the_file_is_reported_as_a_damaged_catalog(filled):
-    from brain_core import db as dbmod
+    from brain_core.catalog.sqlite import db as dbmod
 
     conn = filled.index.conn()
     rowid = conn.execute("SELECT rowid FROM docs LIMIT 1").fetchone()[0]

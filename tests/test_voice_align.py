@@ -179,7 +179,7 @@ def transcriber():
 @pytest.mark.slow
 def test_the_weather_question_survives_any_glossary(transcriber):
     from brain_core.voice.hear import hear
-    from brain_core.router import route
+    from brain_core.answer.router import route
 
     crowded = parse_glossary((FIXTURES / "glossary.yaml").read_text() + "".join(
         f"  - name: {n}\n" for n in ("Lisbon", "Kubernetes", "Priya", "Grafana", "Terraform")))

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # name: (file, original text, planted text, tests that must catch it)
 BUGS = {
-    "tag-redaction": ("brain_core/brain.py",
+    "tag-redaction": ("brain_core/brain/__init__.py",
                       "tags = [redact(t).text for t in clean_tags(item.get(\"tags\"))]",
                       "tags = clean_tags(item.get(\"tags\"))",
                       ["tests/test_brain_writes.py::test_a_secret_in_a_tag_never_reaches_the_file_the_catalog_or_git"]),
@@ -30,20 +30,20 @@ BUGS = {
                       '_JOINER = re.compile(r"[ \\t-]+")',
                       '_JOINER = re.compile(r"[\\W_]+")',
                       ["tests/test_glossary.py::test_a_name_is_never_joined_across_punctuation"]),
-    "decay-ignores-uses": ("brain_core/recall.py",
+    "decay-ignores-uses": ("brain_core/recall/hybrid.py",
                            "    fresh = 1 - (1 - fresh) * (0.5 ** min(uses, 20))\n",
                            "",
                            ["tests/test_recall_scoring.py::test_each_use_halves_what_decay_takes_away",
                             "tests/test_recall_scoring.py::test_old_records_used_long_ago_rank_above_old_unused_ones"]),
-    "supersede-drops-extra": ("brain_core/brain.py",
+    "supersede-drops-extra": ("brain_core/brain/__init__.py",
                               "rec.extra = {**old.extra, **rec.extra}",
                               "rec.extra = dict(rec.extra)",
                               ["tests/test_brain_writes.py::test_superseding_keeps_the_old_records_extra_fields"]),
-    "flat-vector-scores-zero": ("brain_core/recall.py",
+    "flat-vector-scores-zero": ("brain_core/recall/hybrid.py",
                                 "(hi - lo) if hi > lo else 1.0)",
                                 "(hi - lo) if hi > lo else 0.0)",
                                 ["tests/test_recall_scoring.py::test_a_lone_vector_match_gets_the_full_vector_weight"]),
-    "brain-setting-stringified": ("brain_core/config.py",
+    "brain-setting-stringified": ("brain_core/config/__init__.py",
                                   "                if not isinstance(candidate, (str, os.PathLike)):\n",
                                   "                candidate = str(candidate)\n"
                                   "                if not isinstance(candidate, (str, os.PathLike)):\n",

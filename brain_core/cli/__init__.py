@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BrainError
+from brain_core.errors import BrainError
 
 # Command modules, in help order: the single place to add one.
 MODULES = (
@@ -41,7 +41,7 @@ class Context:
     @property
     def config(self):
         if self._config is None:
-            from ..config import Config
+            from brain_core.config import Config
 
             self._config = Config.load()
         return self._config
@@ -50,7 +50,7 @@ class Context:
         return self.config.brain_path(self.brain_arg)
 
     def open_brain(self):
-        from ..brain import Brain
+        from brain_core.brain import Brain
 
         return Brain.open(self.brain_path(), config=self.config)
 
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - a full disk or a read-only brain met where no layer said so
-        from ..diskfail import explain, low_level_errors
+        from brain_core.catalog.diskfail import explain, low_level_errors
 
         if not isinstance(e, low_level_errors()):
             raise

@@ -29,7 +29,7 @@ def register(sub, groups) -> None:
 
 
 def cmd_install(args, ctx) -> int:
-    from ..hooks import apply, connect_plans, mcp_registration
+    from brain_core.agents.hooks import apply, connect_plans, mcp_registration
 
     # the brain path as setup writes it: a later install never drops setup's --brain
     brain = str(ctx.brain_arg or ctx.brain_path())
@@ -57,7 +57,7 @@ def cmd_install(args, ctx) -> int:
 
 
 def _habit(args, ctx, remove: bool) -> None:
-    from ..hooks import apply, plan_habit
+    from brain_core.agents.hooks import apply, plan_habit
 
     plan = plan_habit(args.tool, brain=ctx.brain_arg, remove=remove)
     if not plan.changed:
@@ -81,7 +81,7 @@ def cmd_mcp(args, ctx) -> int:
     if sys.stdin.isatty():
         print("aida mcp speaks the MCP protocol on stdin/stdout; start it from an agent "
               "(see `aida hooks install <agent>` for the registration).", file=sys.stderr)
-    from ..mcp_server import serve
+    from brain_core.agents.mcp_server import serve
 
     serve(ctx.brain_path(), config=ctx.config)
     return 0

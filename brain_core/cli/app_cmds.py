@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import BrainError
+from brain_core.errors import BrainError
 
 NOT_RUNNING = "Aida is not running; start it with `aida tray` (or `make run`), then try again."
 NO_DISPLAY = ("Aida's tray is not running, and it cannot run here: there is no display (neither DISPLAY nor "
@@ -101,6 +101,6 @@ def cmd_ptt(args, ctx) -> int:
 
 
 def cmd_demo(args, ctx) -> int:
-    from ..demo import run_demo
+    from brain_core.cli.demo import run_demo
 
     return run_demo(keep=Path(args.keep).expanduser() if args.keep else None, voice=args.voice)

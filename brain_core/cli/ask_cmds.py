@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import InvalidInput
-from . import config_cmds
+from brain_core.errors import InvalidInput
+from brain_core.cli import config_cmds
 
 
 def register(sub, groups) -> None:
@@ -65,7 +65,7 @@ def _brain_root_if_any(ctx):
 
 
 def cmd_route(args, ctx) -> int:
-    from ..router import load_router
+    from brain_core.answer.router import load_router
 
     decision = load_router(_brain_root_if_any(ctx)).decide(" ".join(args.question))
     if args.json:
@@ -81,9 +81,9 @@ def cmd_route(args, ctx) -> int:
 
 
 def cmd_ask(args, ctx) -> int:
-    from ..ask import DEFAULT, ask
+    from brain_core.answer.ask import DEFAULT, ask
 
-    from ..projects import from_cwd
+    from brain_core.harvest.projects import from_cwd
 
     brain = ctx.open_brain()
     brain.project = from_cwd(args.project, args.all_projects)  # this folder's project first (a lift)
@@ -107,7 +107,7 @@ def cmd_ask(args, ctx) -> int:
         print("\n--- run record ---")
         print(json.dumps(answer.run, ensure_ascii=False, indent=2))
     tag = " (repeat answer from the cache)" if answer.cached else ""
-    from ..runs import runs_dir
+    from brain_core.answer.runs import runs_dir
 
     if not (runs_dir(brain.root) / f"{answer.run_id}.json").exists():
         print("\n(this run was not recorded: the brain cannot be written here)", file=sys.stderr)
@@ -117,7 +117,7 @@ def cmd_ask(args, ctx) -> int:
 
 
 def cmd_feedback(args, ctx) -> int:
-    from ..lessons import record_feedback
+    from brain_core.answer.lessons import record_feedback
 
     brain = ctx.open_brain()
     try:
@@ -130,7 +130,7 @@ def cmd_feedback(args, ctx) -> int:
 
 
 def cmd_set_key(args, ctx) -> int:
-    from ..keys import set_key
+    from brain_core.config.keys import set_key
 
     secret = _read_secret(args.provider)
     backend = set_key(args.provider, secret)
@@ -139,7 +139,7 @@ def cmd_set_key(args, ctx) -> int:
 
 
 def cmd_delete_key(args, ctx) -> int:
-    from ..keys import delete_key
+    from brain_core.config.keys import delete_key
 
     if delete_key(args.provider):
         print(f"Removed the {args.provider} API key from the OS keyring.")

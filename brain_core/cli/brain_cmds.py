@@ -6,7 +6,7 @@ import json
 import sys
 import time
 
-from ..records import RECORD_TYPES
+from brain_core.records import RECORD_TYPES
 
 
 def register(sub, groups) -> None:
@@ -78,7 +78,7 @@ def register(sub, groups) -> None:
 
 
 def cmd_audit(args, ctx) -> int:
-    from ..audit import audit, render
+    from brain_core.lifecycle.audit import audit, render
 
     result = audit(ctx.open_brain())
     print(json.dumps(result.to_json(), ensure_ascii=False) if args.json else render(result))
@@ -86,7 +86,7 @@ def cmd_audit(args, ctx) -> int:
 
 
 def cmd_init(args, ctx) -> int:
-    from ..brain import Brain
+    from brain_core.brain import Brain
 
     path = ctx.config.brain_path(args.path) if args.path else ctx.brain_path()
     Brain.init(path, config=ctx.config)
@@ -100,7 +100,7 @@ LESSON_REFUSED = ("--type lesson is kept for feedback on answers (aida feedback)
 
 def cmd_remember(args, ctx) -> int:
     if args.type == "lesson":  # nothing written is silently unreachable
-        from ..errors import InvalidInput
+        from brain_core.errors import InvalidInput
 
         raise InvalidInput(LESSON_REFUSED)
     body = " ".join(args.body)
@@ -127,19 +127,19 @@ def cmd_remember(args, ctx) -> int:
 def cmd_recall(args, ctx) -> int:
     query = " ".join(args.query)
     if args.as_of:
-        from ..lifecycle.asof import recall_as_of
+        from brain_core.lifecycle.asof import recall_as_of
 
         hits = recall_as_of(ctx, args.as_of, query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
                             recent=args.recent, explain=args.explain)
     else:
-        from ..projects import from_cwd
+        from brain_core.harvest.projects import from_cwd
 
         brain = ctx.open_brain()
         brain.project = from_cwd(args.project, args.all_projects)  # this folder's project first (a lift)
         hits = brain.recall(query, k=args.k, profile=args.profile, type=args.type, tag=args.tag,
                             recent=args.recent, explain=args.explain)
     if getattr(args, "archived", False):
-        from ..forget import recall_archived
+        from brain_core.lifecycle.forget import recall_archived
 
         hits = list(hits) + recall_archived(ctx.open_brain(), query, k=args.k)
     if args.json:
@@ -192,7 +192,7 @@ def cmd_index(args, ctx) -> int:
         return 0
     t0 = time.perf_counter()
     if args.full:
-        from ..catalogs import rebuild
+        from brain_core.catalog.factory import rebuild
 
         stats = rebuild(brain, progress=_progress if sys.stderr.isatty() else None)
         if stats is None:
@@ -222,8 +222,8 @@ def cmd_index(args, ctx) -> int:
 
 def _commit_hand_edits(brain, warned: set[str] = frozenset()) -> int:
     """Commit files changed by hand on the shelves, except those lint refuses (each named once)."""
-    from ..lint import commit_refusal
-    from ..shelves import SHELVES, on_shelf, printable
+    from brain_core.lifecycle.lint import commit_refusal
+    from brain_core.store.shelves import SHELVES, on_shelf, printable
 
     with brain.lock():
         pending = []
@@ -243,7 +243,7 @@ def _progress(done: int, total: int) -> None:
 
 
 def cmd_status(args, ctx) -> int:
-    from ..status import brain_status
+    from brain_core.brain.status import brain_status
 
     st = brain_status(ctx.open_brain())
     if args.json:
@@ -264,7 +264,7 @@ def cmd_status(args, ctx) -> int:
 
 
 def cmd_lint(args, ctx) -> int:
-    from ..lint import lint
+    from brain_core.lifecycle.lint import lint
 
     notices: list = []
     problems = lint(ctx.open_brain(), notices)
@@ -285,8 +285,8 @@ def cmd_lint(args, ctx) -> int:
 
 
 def cmd_quarantine(args, ctx) -> int:
-    from .. import quarantine
-    from ..errors import InvalidInput
+    from brain_core.brain import quarantine
+    from brain_core.errors import InvalidInput
 
     brain = ctx.open_brain()
     if args.action == "list":

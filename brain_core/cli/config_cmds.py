@@ -10,26 +10,26 @@ import json
 import re
 import sys
 
-from ..errors import InvalidInput
+from brain_core.errors import InvalidInput
 
 # A setting whose last word names a secret (llm.api_key, github.token...), not llm.max_tokens_field.
 SECRET_KEY = re.compile(r"(^|[._-])(api[_-]?key|key|token|secret|password|passwd|credentials?)$", re.IGNORECASE)
 
 
 def _load():
-    from ..config import Config
+    from brain_core.config import Config
 
     return Config.load(check=False)
 
 
 def _raw(cfg, key: str):
-    from ..config import _lookup
+    from brain_core.config import _lookup
 
     return _lookup(cfg.data, key)
 
 
 def _problem(key: str, value) -> str | None:
-    from ..settings_schema import BadSetting, check
+    from brain_core.config.schema import BadSetting, check
 
     try:
         check(key, value)
@@ -39,7 +39,7 @@ def _problem(key: str, value) -> str | None:
 
 
 def _print_value(value) -> None:
-    from ..settings_schema import show
+    from brain_core.config.schema import show
 
     if isinstance(value, (dict, list)) and value:
         import yaml
@@ -50,7 +50,7 @@ def _print_value(value) -> None:
 
 
 def cmd_get(args, ctx) -> int:
-    from ..settings_schema import BY_KEY, SETTINGS, find, owner, sections, show
+    from brain_core.config.schema import BY_KEY, SETTINGS, find, owner, sections, show
 
     cfg = _load()
     key = args.key.strip()
@@ -83,17 +83,17 @@ def cmd_get(args, ctx) -> int:
 
 
 def _default(cfg, s) -> str:
-    from ..settings_schema import show
+    from brain_core.config.schema import show
 
     if s.key == "brain":
-        from ..config import default_brain_path
+        from brain_core.config import default_brain_path
 
         return str(default_brain_path())
     return s.shown_default if s.default is None and s.shown_default else show(s.default)
 
 
 def cmd_list(args, ctx) -> int:
-    from ..settings_schema import SETTINGS, problems
+    from brain_core.config.schema import SETTINGS, problems
 
     cfg = _load()
     rows = []
@@ -106,7 +106,7 @@ def cmd_list(args, ctx) -> int:
     if args.json:
         print(json.dumps({"file": str(cfg.path), "settings": rows, "unknown": unknown}, indent=2, ensure_ascii=False))
         return 2 if errors else 0
-    from ..settings_schema import BY_KEY, show
+    from brain_core.config.schema import BY_KEY, show
 
     width = max(len(r["key"]) for r in rows)
     print(f"# {cfg.path}{'' if cfg.path.exists() else ' (not written yet: every setting is its default)'}")
@@ -122,7 +122,7 @@ def cmd_list(args, ctx) -> int:
 def cmd_set(args, ctx) -> int:
     import yaml
 
-    from ..settings_schema import check, show
+    from brain_core.config.schema import check, show
 
     key = args.key.strip()
     if not re.match(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$", key):
@@ -136,7 +136,7 @@ def cmd_set(args, ctx) -> int:
         value = args.value
     value = check(key, value)  # BadSetting (exit 2): unknown key with the nearest names, or a bad value
     if key == "brain" and isinstance(value, str) and value:
-        from ..fsutil import absolute
+        from brain_core.store.fsutil import absolute
 
         value = str(absolute(value))  # `aida config set brain notes` means ./notes, wherever it is read from
     cfg = _load()

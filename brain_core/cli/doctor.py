@@ -68,14 +68,14 @@ def _check(name, fn, *args):
 
 
 def cmd_doctor(args, ctx) -> int:
-    from ..config import Config
-    from ..errors import BrainError
+    from brain_core.config import Config
+    from brain_core.errors import BrainError
 
     try:
         cfg = Config.load(check=False)
         settings = _check("settings", _settings, cfg)
     except BrainError as e:  # not YAML, not a mapping: the other checks run on the defaults
-        from ..config import _user_config_path
+        from brain_core.config import _user_config_path
 
         cfg = Config(path=_user_config_path(), data={})
         settings = {"check": "settings", "status": FAIL, "ok": False, "detail": str(e), "fix": FIXES["settings"]}
@@ -108,7 +108,7 @@ def cmd_doctor(args, ctx) -> int:
 
 
 def _settings(cfg):
-    from ..settings_schema import problems
+    from brain_core.config.schema import problems
 
     if not cfg.path.exists():
         return f"{cfg.path} (not written yet: every setting is its default)"
@@ -121,13 +121,13 @@ def _settings(cfg):
 
 
 def _set_keys(data):
-    from ..settings_schema import leaves
+    from brain_core.config.schema import leaves
 
     return [k for k, v in leaves(data) if v is not None]
 
 
 def _sqlite_vec():
-    from .. import db
+    from brain_core.catalog.sqlite import db
 
     mod = db.driver()
     conn = db.connect(":memory:")
@@ -136,7 +136,7 @@ def _sqlite_vec():
 
 
 def _embedding():
-    from ..embed import OnnxEmbedder
+    from brain_core.catalog.embed import OnnxEmbedder
 
     e = OnnxEmbedder()
     vec = e.embed(["hello"])
@@ -153,7 +153,7 @@ def _git():
 
 
 def _brain(ctx, cfg):
-    from ..brain import Brain
+    from brain_core.brain import Brain
 
     path = cfg.brain_path(ctx.brain_arg)
     if not path.exists():
@@ -162,7 +162,7 @@ def _brain(ctx, cfg):
 
 
 def _provider(cfg):
-    from ..llm.factory import FLAVOURS, provider_name
+    from brain_core.llm.factory import FLAVOURS, provider_name
 
     name = provider_name(cfg)
     return name, FLAVOURS.get(name)
@@ -170,10 +170,10 @@ def _provider(cfg):
 
 def _llm(cfg):
     name, flavour = _provider(cfg)
-    from ..llm.agent_cli import AGENTS, EXECUTABLE, last_status, logged_in
+    from brain_core.llm.agent_cli import AGENTS, EXECUTABLE, last_status, logged_in
 
     if name == "auto":
-        from ..llm.factory import resolve_auto
+        from brain_core.llm.factory import resolve_auto
 
         chosen = resolve_auto()
         if chosen == "none":
@@ -194,7 +194,7 @@ def _llm(cfg):
         raise Optional_("none configured: distilling and answering work offline (extractive)",
                         fix="`aida config set llm.provider ollama` (a local server), or openai / anthropic and "
                             "`aida config set-key PROVIDER`")
-    from ..keys import env_names, lookup
+    from brain_core.config.keys import env_names, lookup
 
     key, where = lookup(name)
     if flavour.key_required and not key:
@@ -203,13 +203,13 @@ def _llm(cfg):
 
 
 def _keyring(cfg):
-    from ..keys import backend_name
+    from brain_core.config.keys import backend_name
 
     name = backend_name()
     if "fail" in name.lower() or "null" in name.lower():
         provider, flavour = _provider(cfg)
         if flavour is not None and flavour.key_required:
-            from ..keys import lookup
+            from brain_core.config.keys import lookup
 
             if lookup(provider)[0] is None:
                 raise RuntimeError(f"no usable keyring backend ({name}) and llm.provider {provider} needs a key")
@@ -257,7 +257,7 @@ def _microphone(cfg):
 
 def _gpu(cfg):
     try:
-        from ..voice.transcribe import cuda_devices
+        from brain_core.voice.transcribe import cuda_devices
 
         n = cuda_devices()
     except ImportError as e:
@@ -273,7 +273,7 @@ def _gpu(cfg):
 
 
 def _catalog_server(ctx):
-    from .. import pg
+    from brain_core.catalog import postgres as pg
 
     try:
         root = ctx.brain_path()

@@ -38,7 +38,7 @@ def register(sub, groups) -> None:
 def cmd_harvest(args, ctx) -> int:
     if args.hook:
         return _from_hook(args, ctx)
-    from ..harvest.run import sweep
+    from brain_core.harvest.run import sweep
 
     brain = ctx.open_brain()
     sources = tuple(dict.fromkeys(args.source or NAMES))
@@ -74,7 +74,7 @@ def _print(result, quiet_minutes) -> None:
             first = r["body"].splitlines()[0] if r["body"] else ""
             print(f"  + [{r['type']}] {r['profile']}/{r['key']}: {first[:110]}")
         for r in (o.records if result.dry_run else [r for r in o.records if _held(r) in set(o.quarantined)]):
-            from ..guard import check
+            from brain_core.redact.guard import check
 
             caught = check(r["body"])
             if caught:
@@ -109,10 +109,10 @@ def _path(r: dict) -> str:
 def _from_hook(args, ctx) -> int:
     """Called by an agent: never block it, never fail it, never print to its stdout. Inside a call
     Aida made to an agent's CLI (``AIDA_CHILD``), or while harvesting is paused, it does nothing."""
-    from ..errors import BrainError
-    from ..harvest.run import paused
-    from ..hooks import hook_plan, spawn_detached
-    from ..llm.agent_cli import is_child
+    from brain_core.errors import BrainError
+    from brain_core.harvest.run import paused
+    from brain_core.agents.hooks import hook_plan, spawn_detached
+    from brain_core.llm.agent_cli import is_child
 
     if is_child() or paused(ctx.config):
         return 0

@@ -62,13 +62,13 @@ def _dump(obj) -> None:
 
 
 def cmd_consolidate(args, ctx) -> int:
-    from ..lifecycle.consolidate import consolidate, resolve
+    from brain_core.lifecycle.consolidate import consolidate, resolve
 
     brain = ctx.open_brain()
     if args.split:
         return _split(args, brain)
     if args.keep and any(args.keep in c.paths for c in _conflicts(brain)):
-        from ..conflicts import choose
+        from brain_core.brain.conflicts import choose
 
         c = choose(brain, args.keep)
         if args.json:
@@ -127,21 +127,21 @@ def cmd_consolidate(args, ctx) -> int:
 
 
 def _conflicts(brain) -> list:
-    from ..conflicts import find_conflicts
+    from brain_core.brain.conflicts import find_conflicts
 
     return find_conflicts(brain)
 
 
 def check(c, llm):
-    from ..conflicts import check as judge_check
+    from brain_core.brain.conflicts import check as judge_check
 
     return judge_check(c, llm)
 
 
 def _judge_llm(brain):
     """The configured LLM, which checks which of two records stands; None: the dates decide."""
-    from ..errors import ProviderError
-    from ..llm import make_provider
+    from brain_core.errors import ProviderError
+    from brain_core.llm import make_provider
 
     try:
         return make_provider(brain.config)
@@ -150,7 +150,7 @@ def _judge_llm(brain):
 
 
 def _split(args, brain) -> int:
-    from ..conflicts import split
+    from brain_core.brain.conflicts import split
 
     done = split(brain, dry_run=args.dry_run)
     if args.json:
@@ -164,7 +164,7 @@ def _split(args, brain) -> int:
 
 
 def cmd_compile(args, ctx) -> int:
-    from ..lifecycle.compile import compile_lessons
+    from brain_core.lifecycle.compile import compile_lessons
 
     report = compile_lessons(ctx.open_brain(), dry_run=args.dry_run)
     if args.json:
@@ -178,7 +178,7 @@ def cmd_compile(args, ctx) -> int:
 
 
 def cmd_cluster(args, ctx) -> int:
-    from ..lifecycle import cluster
+    from brain_core.lifecycle import cluster
 
     brain = ctx.open_brain()
     if args.accept:
@@ -202,7 +202,7 @@ def cmd_cluster(args, ctx) -> int:
 
 
 def cmd_publish(args, ctx) -> int:
-    from ..lifecycle.publish import publish
+    from brain_core.lifecycle.publish import publish
 
     report = publish(ctx.open_brain(), args.slugs or None, dry_run=args.dry_run)
     for src, dst in report.pages:
@@ -214,7 +214,7 @@ def cmd_publish(args, ctx) -> int:
 
 
 def cmd_maintain(args, ctx) -> int:
-    from ..lifecycle.maintain import maintain
+    from brain_core.lifecycle.maintain import maintain
 
     report = maintain(ctx.open_brain(), dry_run=args.dry_run)
     if args.json:
@@ -241,7 +241,7 @@ def cmd_maintain(args, ctx) -> int:
 
 
 def cmd_budget(args, ctx) -> int:
-    from ..lifecycle.tier_index import check_budget
+    from brain_core.lifecycle.tier_index import check_budget
 
     check = check_budget(ctx.open_brain())
     if args.json:
@@ -253,7 +253,7 @@ def cmd_budget(args, ctx) -> int:
 
 
 def cmd_sync(args, ctx) -> int:
-    from ..sync import sync
+    from brain_core.sync import sync
 
     report = sync(ctx.open_brain(), remote=args.remote, push=not args.no_push)
     if args.json:
@@ -278,7 +278,7 @@ def cmd_sync(args, ctx) -> int:
 
 
 def cmd_counter(args, ctx) -> int:
-    from ..sync import Counters, require_writer
+    from brain_core.sync import Counters, require_writer
 
     brain = ctx.open_brain()
     counters = Counters(brain)

@@ -36,7 +36,7 @@ def register(sub, groups) -> None:
 
 
 def cmd_forget(args, ctx) -> int:
-    from ..forget import forget
+    from brain_core.lifecycle.forget import forget
 
     moved = forget(ctx.open_brain(), args.key, profile=args.profile, reason=args.reason, by="cli")
     if args.json:
@@ -47,7 +47,7 @@ def cmd_forget(args, ctx) -> int:
 
 
 def cmd_restore(args, ctx) -> int:
-    from ..forget import restore
+    from brain_core.lifecycle.forget import restore
 
     moved = restore(ctx.open_brain(), args.key, profile=args.profile)
     if args.json:
@@ -58,7 +58,7 @@ def cmd_restore(args, ctx) -> int:
 
 
 def cmd_session_start(args, ctx) -> int:
-    from ..session_start import run_hook
+    from brain_core.agents.session_start import run_hook
 
     payload = sys.stdin.read() if args.hook and not sys.stdin.isatty() else ""
     out = run_hook(ctx, args.hook, payload, cwd=args.cwd)

@@ -50,7 +50,7 @@ def register(sub, groups) -> None:
 
 
 def cmd_setup(args, ctx) -> int:
-    from ..setup import apply, detect, mic_level, plan
+    from brain_core.agents.setup import apply, detect, mic_level, plan
 
     found = detect(ctx.config, ctx.brain_path())
     steps = plan(found, brain_arg=ctx.brain_arg, clone=args.clone, llm=args.llm, include_active=args.include_active)
@@ -75,7 +75,7 @@ def cmd_setup(args, ctx) -> int:
 
 
 def cmd_backfill(args, ctx) -> int:
-    from ..backfill import backfill, lower_priority
+    from brain_core.harvest.backfill import backfill, lower_priority
 
     lower_priority()
     brain = ctx.open_brain()
@@ -96,7 +96,7 @@ def cmd_backfill(args, ctx) -> int:
 
 
 def cmd_overview(args, ctx) -> int:
-    from ..overview import overview
+    from brain_core.lifecycle.overview import overview
 
     brain = ctx.open_brain()
     try:

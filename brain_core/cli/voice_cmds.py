@@ -42,7 +42,7 @@ def register(sub, groups) -> None:
 
 
 def _glossary_for_transcribe(args, ctx):
-    from ..voice.glossary import GLOSSARY_FILE, Glossary, load_glossary
+    from brain_core.voice.glossary import GLOSSARY_FILE, Glossary, load_glossary
 
     if args.glossary:
         return load_glossary(args.glossary)
@@ -51,8 +51,8 @@ def _glossary_for_transcribe(args, ctx):
 
 
 def cmd_transcribe(args, ctx) -> int:
-    from ..voice.hear import hear
-    from ..voice.transcribe import WhisperTranscriber, stamp
+    from brain_core.voice.hear import hear
+    from brain_core.voice.transcribe import WhisperTranscriber, stamp
 
     glossary = _glossary_for_transcribe(args, ctx)
     transcriber = WhisperTranscriber.from_config(ctx.config, model=args.model, device=args.device)
@@ -99,13 +99,13 @@ class _Percent:
 
 
 def cmd_meeting(args, ctx) -> int:
-    from ..errors import ProviderError
-    from ..voice.meeting import harvest_meeting
+    from brain_core.errors import ProviderError
+    from brain_core.voice.meeting import harvest_meeting
 
     brain = ctx.open_brain()
     llm = None
     try:
-        from ..llm.factory import make_provider
+        from brain_core.llm.factory import make_provider
 
         llm = make_provider(ctx.config)
     except ProviderError as e:
@@ -132,7 +132,7 @@ def cmd_meeting(args, ctx) -> int:
 
 
 def cmd_glossary_add(args, ctx) -> int:
-    from ..voice.glossary import add_alias
+    from brain_core.voice.glossary import add_alias
 
     glossary = add_alias(ctx.open_brain(), args.name, args.alias)
     term = glossary.find(args.name.strip())
@@ -141,7 +141,7 @@ def cmd_glossary_add(args, ctx) -> int:
 
 
 def cmd_glossary_list(args, ctx) -> int:
-    from ..voice.glossary import brain_glossary
+    from brain_core.voice.glossary import brain_glossary
 
     glossary = brain_glossary(ctx.open_brain())
     if args.json:

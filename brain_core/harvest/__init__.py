@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol
 
-from ..errors import MalformedRecord
+from brain_core.errors import MalformedRecord
 
 ROLES = ("user", "assistant", "tool", "plan")  # plan: a plan handed over as a user message
 TOOL_SNIPPET = 240  # characters of a tool call or result kept in a transcript
@@ -55,7 +55,7 @@ class Session:
     def project(self) -> str | None:
         """The repository's name, used as the ``project:<name>`` tag (never a worktree folder
         nor a home folder: see :func:`.privacy.project_name`)."""
-        from .privacy import project_name
+        from brain_core.harvest.privacy import project_name
 
         if not self.cwd:
             return self.extra.get("project")

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 
-from ..errors import ProviderError
-from .distill import SYSTEM_PROMPT, base_tags, validate
-from .guard import standing_order
-from .privacy import identity, leaks, mask
+from brain_core.errors import ProviderError
+from brain_core.harvest.distill import SYSTEM_PROMPT, base_tags, validate
+from brain_core.harvest.guard import standing_order
+from brain_core.harvest.privacy import identity, leaks, mask
 
 BATCH_PROMPT = SYSTEM_PROMPT + """
 

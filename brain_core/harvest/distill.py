@@ -18,10 +18,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..errors import ProviderError
-from .codeish import code_only
-from .guard import standing_order
-from .privacy import identity, leaks, mask
+from brain_core.errors import ProviderError
+from brain_core.harvest.codeish import code_only
+from brain_core.harvest.guard import standing_order
+from brain_core.harvest.privacy import identity, leaks, mask
 
 MAX_RECORDS = 5
 RECORD_TYPES = ("decision", "instruction", "preference", "fact")
@@ -177,7 +177,7 @@ MAX_RULES = 4  # the person's terse rules (one per turn) kept from one session
 def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> list[tuple[float, str, str]]:
     """Candidates beyond the person's cue-word sentences, best first: the person's choices among
     options offered, their terse rules, then the agent's findings."""
-    from .findings import agent_findings, person_choices, person_rules
+    from brain_core.harvest.findings import agent_findings, person_choices, person_rules
 
     if not any(role == "assistant" for role, _ in turns):
         return []  # plain speech (a meeting) or the person alone: nothing found by an agent
@@ -305,7 +305,7 @@ def make_key(text: str, words: int = 6) -> str:
     """A stable kebab-case key from the statement's first content words: the same statement
     harvested twice gets the same key, so the second write supersedes (or no-ops) the first.
     Keys become file names, which are not masked on write: the text is redacted first."""
-    from ..redact import redact
+    from brain_core.redact import redact
 
     picked = []
     for w in re.findall(r"[a-z0-9]+", redact(text).text.lower()):

@@ -20,8 +20,8 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import BrainError
-from . import SessionFile
+from brain_core.errors import BrainError
+from brain_core.harvest import SessionFile
 
 IGNORE_FILE = ".aidaignore"
 HEAD_BYTES = 64 * 1024
@@ -43,7 +43,7 @@ class Exclusions:
         self.globs = [os.path.expanduser(str(g)).rstrip("/") for g in (raw or []) if str(g).strip()]
         if scratch is None:
             try:
-                from ..llm.agent_cli import scratch_dir
+                from brain_core.llm.agent_cli import scratch_dir
 
                 scratch = scratch_dir()
             except Exception:  # noqa: BLE001 - no data folder: nothing of ours to skip
@@ -100,12 +100,12 @@ def session_folder(sf: SessionFile) -> str | None:
     """The working directory a session ran in, from its metadata only; None when not recorded."""
     if sf.tool == "gemini":
         project_dir = sf.path.parent.parent if sf.path.parent.name == "chats" else sf.path.parent
-        from .sources.gemini import _project_root
+        from brain_core.harvest.sources.gemini import _project_root
 
         return _project_root(project_dir)
     try:
         if sf.path.suffix == ".zst":
-            from . import read_text
+            from brain_core.harvest import read_text
 
             head = read_text(sf.path)[:HEAD_BYTES]
         else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .codeish import code_only
+from brain_core.harvest.codeish import code_only
 
 # ------------------------------------------------------------------------------- sentences
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)

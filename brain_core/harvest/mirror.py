@@ -20,9 +20,9 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..records import MAX_BODY_CHARS
-from . import env_dir, iter_jsonl
-from .privacy import project_name
+from brain_core.records import MAX_BODY_CHARS
+from brain_core.harvest import env_dir, iter_jsonl
+from brain_core.harvest.privacy import project_name
 
 # Claude's memory types -> record types.
 CLAUDE_TYPES = {"user": "preference", "feedback": "instruction", "project": "fact", "reference": "note"}
@@ -269,7 +269,7 @@ def front_matter(text: str) -> tuple[dict, str]:
         return {}, text
     import yaml
 
-    from .. import yamlsafe
+    from brain_core.text import yamlsafe
 
     try:
         meta = yamlsafe.load(m.group(1)) or {}
@@ -347,7 +347,7 @@ def display_path(path: Path) -> str:
 def _key(project: str | None, name: str, words: int = 10) -> str:
     """A stable key for a memory file or fact. Keys are file names, which the write path does
     not mask, so the text is redacted before it is slugged."""
-    from ..redact import redact
+    from brain_core.redact import redact
 
     parts = re.findall(r"[a-z0-9]+", redact(f"{project or ''} {name}").text.lower())[: words + 4]
     return "-".join(parts)[:80].strip("-") or "memory"
@@ -388,7 +388,7 @@ def _iso(value) -> str | None:
         value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, str) and value.strip():
-        from ..records import parse_time
+        from brain_core.records import parse_time
 
         dt = parse_time(value)
         return dt.strftime("%Y-%m-%dT%H:%M:%SZ") if dt else None

@@ -54,7 +54,7 @@ _TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
 def name_parts(value: str) -> set[str]:
     """The names to mask for one identity ("Jane Doe", "jane.doe", "gh-jdoe"): the whole, lowercased,
     and each part of three letters or more that is no role and no English function word."""
-    from ..stopwords import FUNCTION_WORDS
+    from brain_core.text.stopwords import FUNCTION_WORDS
 
     value = value.strip().strip("\"'").lower()
     out = {value} if len(value) >= 3 and value not in _GENERIC and " " not in value else set()

@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..errors import BrainError, InvalidInput, ProviderError
-from . import Session, Turn, render_turns, shorten
-from .codeish import code_only
-from .distill import distill, make_key
-from .guard import standing_order
-from .sources import NAMES, get, guess
-from .trim import HEAD, TAIL, trim
-from .watermark import Clock, Watermark, adopt, check, quiet_seconds, system_clock
+from brain_core.errors import BrainError, InvalidInput, ProviderError
+from brain_core.harvest import Session, Turn, render_turns, shorten
+from brain_core.harvest.codeish import code_only
+from brain_core.harvest.distill import distill, make_key
+from brain_core.harvest.guard import standing_order
+from brain_core.harvest.sources import NAMES, get, guess
+from brain_core.harvest.trim import HEAD, TAIL, trim
+from brain_core.harvest.watermark import Clock, Watermark, adopt, check, quiet_seconds, system_clock
 
 _DEFAULT = object()
 AGENT_SNIPPET = 600  # characters of an agent's reply kept when a long session is bounded for a model
@@ -109,7 +109,7 @@ def sweep(
     Only one sweep writes at a time (agents fire a hook after every turn): a second one that
     finds the harvest lock taken returns at once with a note, leaving the work to the first.
     """
-    from ..llm.agent_cli import is_child
+    from brain_core.llm.agent_cli import is_child
 
     if is_child():
         return Result(dry_run=True, notes=[CHILD])
@@ -118,7 +118,7 @@ def sweep(
     args = (brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify, reason)
     if dry_run or str(brain.config.get("machine.role", "writer")).lower() == "reader":
         return _sweep(*args)
-    from ..locks import FileLock
+    from brain_core.store.locks import FileLock
 
     lock = FileLock(brain.root / ".aida" / "harvest.lock", timeout=0)
     if not lock.acquire(blocking=False):
@@ -137,7 +137,7 @@ class _Run:
         result.provider = getattr(llm, "name", "none") if llm is not None else "none"
 
     def fall_back(self, e: ProviderError) -> None:
-        from ..llm.agent_cli import record_status
+        from brain_core.llm.agent_cli import record_status
 
         self.result.fallback = str(e)
         self.result.notes.append(f"{e} This run reads the sessions offline instead.")
@@ -146,7 +146,7 @@ class _Run:
 
 
 def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, llm, clock, notify, reason) -> Result:
-    from .exclude import Exclusions
+    from brain_core.harvest.exclude import Exclusions
 
     config = brain.config
     reader = str(config.get("machine.role", "writer")).lower() == "reader"
@@ -169,7 +169,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             path = Path(f).expanduser()
             if not path.is_file():
                 raise InvalidInput(f"{path} is not a file; give the path of a transcript.")
-            from .sources.gemini import is_prompt_log
+            from brain_core.harvest.sources.gemini import is_prompt_log
 
             if is_prompt_log(path):
                 raise InvalidInput(
@@ -180,7 +180,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             if tool is None:
                 raise InvalidInput(f"Cannot tell which agent wrote {path}; add --source claude|codex|gemini.")
             src = get(tool, roots.get(tool))
-            from . import session_file
+            from brain_core.harvest import session_file
 
             sf = session_file(tool, src.file_id(path), path)
             why = exclusions.why(sf) if sf is not None else None
@@ -231,7 +231,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             wm.save(brain, f"harvest: {tool} watermark rebuilt from the records")
 
     if run.result.calls and not result.fallback and not result.dry_run:
-        from ..llm.agent_cli import AgentCLI, record_status
+        from brain_core.llm.agent_cli import AgentCLI, record_status
 
         if isinstance(run.llm, AgentCLI):
             record_status(run.llm.name, None)
@@ -275,7 +275,7 @@ class _Prepared:
     texts: dict = field(default_factory=dict)  # offline? -> (redaction, fragments)
 
     def text(self, offline: bool):
-        from ..redact import redact
+        from brain_core.redact import redact
 
         if offline not in self.texts:
             raw = session_text(self.session, offline=offline)
@@ -319,8 +319,8 @@ def harvest_many(src, items, *, run: _Run) -> list[Outcome]:
     """Sessions of one agent through the pipeline. With an agent-CLI provider, quiet sessions that
     fit go to the model together (:mod:`.batch`); a provider that is missing, logged out or over
     its limit turns the rest of the run offline (:class:`~brain_core.llm.agent_cli.AgentUnavailable`)."""
-    from ..llm.agent_cli import AgentUnavailable
-    from .batch import groups
+    from brain_core.llm.agent_cli import AgentUnavailable
+    from brain_core.harvest.batch import groups
 
     prepared = [_prepare(src, sf, reason) for sf, reason in items]
     ready = [p for _, p in prepared if p is not None]
@@ -343,7 +343,7 @@ def harvest_many(src, items, *, run: _Run) -> list[Outcome]:
 
 
 def _distill_one(src, p: _Prepared, run: _Run) -> None:
-    from ..llm.agent_cli import AgentUnavailable
+    from brain_core.llm.agent_cli import AgentUnavailable
 
     while True:
         offline = _offline(run.llm)
@@ -365,7 +365,7 @@ def _distill_one(src, p: _Prepared, run: _Run) -> None:
 
 
 def _distill_group(src, members: list[_Prepared], run: _Run) -> None:
-    from .batch import distill_batch
+    from brain_core.harvest.batch import distill_batch
 
     texts = [m.text(False) for m in members]
     refused: list[list[str]] = [[] for _ in members]
@@ -377,7 +377,7 @@ def _distill_group(src, members: list[_Prepared], run: _Run) -> None:
 
 
 def _finish(p: _Prepared, red, fragments, proposed: list[dict], refused: list[str], offline: bool) -> None:
-    from ..redact import redact
+    from brain_core.redact import redact
 
     outcome = p.outcome
     outcome.offline = offline
@@ -469,7 +469,7 @@ def record_path(item: dict) -> str:
 
 
 def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool = False) -> Outcome:
-    from .mirror import mirror
+    from brain_core.harvest.mirror import mirror
 
     roots = roots or {}
     claude_root = roots.get("claude") if "claude" in sources else None
@@ -480,7 +480,7 @@ def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool
         return outcome
     records = mirror(claude_root=claude_root, gemini_root=gemini_root, codex_root=codex_root)
     records = [r for r in records if r["profile"] in sources]
-    from ..redact import redact
+    from brain_core.redact import redact
 
     masked = []
     for r in records:
@@ -499,7 +499,7 @@ def run_mirror(brain, *, sources=NAMES, roots: dict | None = None, dry_run: bool
 def _differs(brain, item: dict) -> bool:
     """Whether writing ``item`` would change its record (the mirror re-reads every file each
     sweep; unchanged ones are left out of the report)."""
-    from ..records import Record
+    from brain_core.records import Record
 
     rel = record_path(item)
     text = brain.read_text(rel)
@@ -528,7 +528,7 @@ def _current_id(brain, item: dict) -> str | None:
 
 
 def _created(session: Session) -> str | None:
-    from ..records import parse_time
+    from brain_core.records import parse_time
 
     dt = parse_time(session.updated) if session.updated else None
     return dt.strftime("%Y-%m-%dT%H:%M:%SZ") if dt else None
@@ -538,7 +538,7 @@ def _provider(config, result: Result):
     """The configured model, or None (extractive). A provider that cannot be built (no key)
     is reported and the sweep goes on offline."""
     try:
-        from ..llm import make_provider
+        from brain_core.llm import make_provider
     except ImportError:
         return None
     try:

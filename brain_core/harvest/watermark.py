@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
-from . import SessionFile
+from brain_core.harvest import SessionFile
 
 Clock = Callable[[], float]  # seconds since the epoch, like time.time
 DEFAULT_QUIET_MINUTES = 10
@@ -211,7 +211,7 @@ def portable(path) -> str:
 
 
 def _mask_names(text: str, names: set[str]) -> str:
-    from .privacy import local_identity
+    from brain_core.harvest.privacy import local_identity
 
     for name in sorted(names | local_identity()[0], key=len, reverse=True):
         if len(name) >= 3 and name.lower() not in ("home", "user", "users"):

@@ -16,8 +16,8 @@ import tarfile
 from datetime import datetime, time as dtime, timezone
 from pathlib import Path
 
-from ..errors import InvalidInput, BrainError
-from ..locks import FileLock
+from brain_core.errors import InvalidInput, BrainError
+from brain_core.store.locks import FileLock
 
 SNAPSHOTS = "asof"
 
@@ -61,7 +61,7 @@ def snapshot(brain, sha: str) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         # streamed through GitPython's wrapper: a large brain's history never sits in memory as one tar
-        from ..gitsync import _gitpython
+        from brain_core.store.git import _gitpython
 
         proc = brain.git.repo.git.archive("--format=tar", sha, as_process=True)
         problem = None
@@ -78,7 +78,7 @@ def snapshot(brain, sha: str) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
             raise BrainError(f"git archive of {sha[:10]} failed ({problem}); check the brain with `git fsck`.")
         idx = _index(brain, tmp)
-        from ..catalogs import vector_source
+        from brain_core.catalog.factory import vector_source
 
         with vector_source(brain) as seed:  # the server catalog's vectors too, on PostgreSQL
             idx.rebuild(reuse_from=seed, quiet=True)
@@ -90,8 +90,8 @@ def snapshot(brain, sha: str) -> Path:
 
 
 def _index(brain, root: Path):
-    from ..embed import DIM, MODEL_ID
-    from ..index import Index
+    from brain_core.catalog.embed import DIM, MODEL_ID
+    from brain_core.catalog.sqlite.index import Index
 
     return Index(root, FileLock(root / ".aida" / "write.lock"), lambda: brain.embedder, dim=DIM, model_id=MODEL_ID,
                  notice=lambda msg: None)
@@ -108,8 +108,8 @@ def _prune(base: Path, keep: int, current: str) -> None:
 def recall_at(brain, as_of: str, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
               tag: str | None = None, recent: bool = False, explain: bool = False) -> list:
     """Recall against the brain as it was at ``as_of`` (a Brain in hand; see :func:`recall_as_of`)."""
-    from ..recall import RecallParams, check_query, recall
-    from ..usage import Usage
+    from brain_core.recall.hybrid import RecallParams, check_query, recall
+    from brain_core.catalog.usage import Usage
 
     check_query(query, k)
     when = parse_as_of(as_of)

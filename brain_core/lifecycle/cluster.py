@@ -27,13 +27,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidInput, MalformedRecord, ProviderError
-from ..fsutil import atomic_write_bytes, contained
-from ..records import now_iso, slugify
-from ..shelves import Doc
-from .common import (first_sentence, load_docs, md_link, on_shelf, render_page, split_front_matter, vectors,
-                     write_files)
-from .compile import common_title
+from brain_core.errors import InvalidInput, MalformedRecord, ProviderError
+from brain_core.store.fsutil import atomic_write_bytes, contained
+from brain_core.records import now_iso, slugify
+from brain_core.store.shelves import Doc
+from brain_core.lifecycle.common import (
+    first_sentence,
+    load_docs,
+    md_link,
+    on_shelf,
+    render_page,
+    split_front_matter,
+    vectors,
+    write_files,
+)
+from brain_core.lifecycle.compile import common_title
 
 PROPOSALS = "knowledge/proposals"
 REJECTED = "archive/proposals"
@@ -125,7 +133,7 @@ def propose(brain) -> list[Proposal]:
         return []
     llm = None
     if brain.config.get("cluster.llm_titles", True):
-        from ..llm import make_provider
+        from brain_core.llm import make_provider
 
         try:
             llm = make_provider(brain.config)
@@ -158,7 +166,7 @@ def render(p: Proposal) -> str:
 
 
 def write_proposals(brain, *, dry_run: bool = False) -> list[Proposal]:
-    from ..sync import require_writer
+    from brain_core.sync import require_writer
 
     found = propose(brain)
     if not dry_run and found:
@@ -169,7 +177,7 @@ def write_proposals(brain, *, dry_run: bool = False) -> list[Proposal]:
 
 def _relocate(brain, src: str, dst: str, status: str, message: str) -> str:
     """Move a page, set its status and fix its relative links, in one commit."""
-    from ..sync import require_writer
+    from brain_core.sync import require_writer
 
     require_writer(brain.config, "change page proposals")
     text = brain.read_text(src)
@@ -182,7 +190,7 @@ def _relocate(brain, src: str, dst: str, status: str, message: str) -> str:
     meta[status] = now_iso()
     old_up, new_up = "../" * src.count("/"), "../" * dst.count("/")
     body = body.replace("](" + old_up, "](" + new_up).replace("](<" + old_up, "](<" + new_up)
-    from ..scrub import file_text
+    from brain_core.redact.scrub import file_text
 
     new = file_text(dst, render_page(meta, body))  # the redaction gate
     with brain.lock():

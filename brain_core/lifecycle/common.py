@@ -14,10 +14,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import MalformedRecord
-from ..fsutil import atomic_write_bytes, contained
-from ..records import Record, parse_time
-from ..shelves import Doc, read_docs
+from brain_core.errors import MalformedRecord
+from brain_core.store.fsutil import atomic_write_bytes, contained
+from brain_core.records import Record, parse_time
+from brain_core.store.shelves import Doc, read_docs
 
 EXPIRED_TAG = "stale:expired"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n+")
@@ -76,7 +76,7 @@ def last_touched(record: Record, use: tuple[int, float] | None) -> float:
 def value_of(record: Record, use: tuple[int, float] | None, now: float, params) -> float:
     """What a record is worth keeping at hand: recall's decay from age and use, times its
     confidence, halved once a dated negative has expired. Between 0 and 1."""
-    from ..recall import decay_factor
+    from brain_core.recall.hybrid import decay_factor
 
     created = parse_time(record.created)
     uses, last = use or (0, None)
@@ -90,7 +90,7 @@ def value_of(record: Record, use: tuple[int, float] | None, now: float, params) 
 
 def setting(config, key: str, default: float, kind=float):
     """A numeric setting, or InvalidInput naming the key and the command that fixes it."""
-    from ..config import non_negative
+    from brain_core.config import non_negative
 
     return non_negative(config.get(key, default), key, kind)
 
@@ -103,7 +103,7 @@ def rewrite_in_place(brain, items: Iterable[tuple[str, Record]], message: str) -
     items = list(items)
     if not items:
         return []
-    from ..scrub import file_text
+    from brain_core.redact.scrub import file_text
 
     with brain.lock():
         for rel, rec in items:
@@ -117,7 +117,7 @@ def rewrite_in_place(brain, items: Iterable[tuple[str, Record]], message: str) -
 def write_files(brain, files: dict[str, str], message: str) -> list[str]:
     """Write several non-record files (pages, INDEX.md) and commit them once; unchanged ones are
     skipped, so a pass that changes nothing makes no commit. Returns the paths written."""
-    from .. import scrub
+    from brain_core.redact import scrub
 
     files = {scrub.path(rel): scrub.file_text(rel, text) for rel, text in files.items()}  # the redaction gate
     changed = [rel for rel, text in files.items() if brain.read_text(rel) != text]
@@ -137,8 +137,8 @@ def write_files(brain, files: dict[str, str], message: str) -> list[str]:
 
 
 def on_shelf(rel: str) -> bool:
-    """Whether the catalog holds files at ``rel`` (see :func:`brain_core.shelves.on_shelf`)."""
-    from ..shelves import on_shelf as core_on_shelf
+    """Whether the catalog holds files at ``rel`` (see :func:`brain_core.store.shelves.on_shelf`)."""
+    from brain_core.store.shelves import on_shelf as core_on_shelf
 
     return core_on_shelf(rel)
 
@@ -164,7 +164,7 @@ def split_front_matter(text: str) -> tuple[dict, str]:
         return {}, text
     import yaml
 
-    from .. import yamlsafe
+    from brain_core.text import yamlsafe
 
     try:
         meta = yamlsafe.load(text[3:end]) or {}
@@ -195,7 +195,7 @@ def sentences(text: str) -> list[str]:
 
 
 def words(text: str) -> list[str]:
-    from ..recall import STOPWORDS
+    from brain_core.recall.hybrid import STOPWORDS
 
     return [w for w in (m.group(0).lower().strip("'-") for m in _WORD.finditer(text or ""))
             if len(w) > 1 and w not in STOPWORDS and w not in NEGATIONS]

@@ -1,6 +1,6 @@
 """``aida brain compile``: the lessons (L1) about a topic, written up as a curated page (L3).
 
-A lesson is a thumbs-up or thumbs-down on an answer (``brain_core.lessons``): its body is the
+A lesson is a thumbs-up or thumbs-down on an answer (``brain_core.answer.lessons``): its body is the
 question, ``extra`` holds the verdict, the user's ``why`` and the records the verdict was about.
 Lessons act on later questions one by one; this pass makes what they add up to readable, as
 ``knowledge/<slug>.md`` with front matter and a link back to every lesson: which questions went
@@ -22,9 +22,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..records import Record, slugify
-from ..shelves import Doc
-from .common import load_docs, md_link, render_page, split_front_matter, vectors, words, write_files
+from brain_core.records import Record, slugify
+from brain_core.store.shelves import Doc
+from brain_core.lifecycle.common import (
+    load_docs,
+    md_link,
+    render_page,
+    split_front_matter,
+    vectors,
+    words,
+    write_files,
+)
 
 GENERATED_BY = "aida brain compile"
 DEFAULT_MIN = 2
@@ -189,7 +197,7 @@ def page_path(brain, slug: str) -> str:
 
 
 def compile_lessons(brain, *, dry_run: bool = False) -> CompileReport:
-    from ..sync import require_writer
+    from brain_core.sync import require_writer
 
     if not dry_run:
         require_writer(brain.config, "compile pages")

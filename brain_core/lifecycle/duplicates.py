@@ -1,6 +1,6 @@
 """``aida brain consolidate``, second part: durable records that say the same thing become one.
 
-Near-duplicate pairs come from :func:`brain_core.dedupe.find_pairs` (the predicate answers and the
+Near-duplicate pairs come from :func:`brain_core.brain.dedupe.find_pairs` (the predicate answers and the
 write path use). Pairs are joined into groups; a group keeps only the records that are each a
 near-duplicate of its **survivor**, the record with the most content words (the fullest wording),
 the oldest on a tie, so a chain A~B~C never merges A with a C it does not match.
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import MalformedRecord
-from ..dedupe import compare, find_pairs, linked_sources, terms
-from ..records import Record, new_id, now_iso
-from .common import archive_path, load_docs, vectors
+from brain_core.errors import MalformedRecord
+from brain_core.brain.dedupe import compare, find_pairs, linked_sources, terms
+from brain_core.records import Record, new_id, now_iso
+from brain_core.lifecycle.common import archive_path, load_docs, vectors
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def apply(brain, merges: list[Merge]) -> list[Merge]:
     """Write every survivor's new version and archive the others, in one commit."""
     import os
 
-    from ..fsutil import atomic_write_bytes, fsync_dir
+    from brain_core.store.fsutil import atomic_write_bytes, fsync_dir
 
     if not merges:
         return []

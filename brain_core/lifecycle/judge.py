@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Sequence
 
-from ..errors import ProviderError
-from .common import negated, numbers, sentences, setting, words
+from brain_core.errors import ProviderError
+from brain_core.lifecycle.common import negated, numbers, sentences, setting, words
 
 if TYPE_CHECKING:
-    from .consolidate import Proposal
+    from brain_core.lifecycle.consolidate import Proposal
 
 DEFAULT_MAX_CHARS = 2000
 _NAME = re.compile(r"(?<![\w])(?:[A-Z][\w-]*[A-Za-z0-9]|\w+(?:[._/:]\w+)+)")
@@ -101,10 +101,10 @@ def parse_verdict(answer: str, name: str) -> Verdict:
 
 def make_judge(config) -> Judge:
     """The LLM when one is configured, else the deterministic checks."""
-    from ..llm import make_provider
+    from brain_core.llm import make_provider
 
     max_chars = setting(config, "consolidate.max_chars", DEFAULT_MAX_CHARS, int)
-    from ..errors import ProviderError
+    from brain_core.errors import ProviderError
 
     try:
         llm = make_provider(config)

@@ -11,9 +11,9 @@
    ``maintain.grace_days``, 180) moves to ``archive/<its path>``. Types in ``maintain.keep_types``
    (instruction, preference, decision by default) never fade. Nothing is deleted; git keeps
    the history, and ``aida brain recall --as-of`` still finds it.
-4. **Lint** (``brain_core.lint``) and 5. **INDEX.md** regenerated within its budget; 6. Codex's
+4. **Lint** (``brain_core.lifecycle.lint``) and 5. **INDEX.md** regenerated within its budget; 6. Codex's
    generated memory block in ``AGENTS.md`` refreshed from it, where ``aida hooks install codex``
-   put one (:func:`brain_core.session_start.refresh_agents_block`).
+   put one (:func:`brain_core.agents.session_start.refresh_agents_block`).
 
 On a reader machine (``machine.role: reader``) the pass only reports. ``.aida/maintain.json``
 records the last run so a caller can tell whether one is due (:func:`due`).
@@ -25,10 +25,18 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from ..fsutil import atomic_write_bytes
-from ..records import now_iso
-from .common import (EXPIRED_TAG, archive_path, is_expired, last_touched, load_docs, rewrite_in_place, setting,
-                     value_of)
+from brain_core.store.fsutil import atomic_write_bytes
+from brain_core.records import now_iso
+from brain_core.lifecycle.common import (
+    EXPIRED_TAG,
+    archive_path,
+    is_expired,
+    last_touched,
+    load_docs,
+    rewrite_in_place,
+    setting,
+    value_of,
+)
 
 DAY = 86400.0
 STATE = "maintain.json"
@@ -73,10 +81,10 @@ class Settings:
 
 
 def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> MaintainReport:
-    from ..lint import lint
-    from ..recall import RecallParams
-    from ..sync import machine_role
-    from .tier_index import regenerate
+    from brain_core.lifecycle.lint import lint
+    from brain_core.recall.hybrid import RecallParams
+    from brain_core.sync import machine_role
+    from brain_core.lifecycle.tier_index import regenerate
 
     reader = machine_role(brain.config) != "writer"
     dry = dry_run or reader
@@ -118,7 +126,7 @@ def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> Maint
     # 4. lint, 5. INDEX.md
     problems = tuple(f"{p.path}: {p.message}" for p in lint(brain))
     idx = regenerate(brain, dry_run=dry)
-    from ..session_start import refresh_agents_block  # 6. Codex's block in AGENTS.md, where installed
+    from brain_core.agents.session_start import refresh_agents_block  # 6. Codex's block in AGENTS.md, where installed
 
     agents = refresh_agents_block(brain, dry_run=dry)
     report = MaintainReport(dry_run=dry, scored=len(docs), low_value=sum(1 for v in scores.values()
@@ -135,14 +143,14 @@ def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> Maint
 
 def _in_index(brain) -> set[str]:
     """The paths INDEX.md loads (as it would be regenerated now)."""
-    from .tier_index import entries, plan
+    from brain_core.lifecycle.tier_index import entries, plan
 
     return {e.path for e in entries(brain)[:plan(brain).loaded]}
 
 
 def due(brain, every_hours: float = 24.0, now: float | None = None) -> bool:
     """Whether a nightly pass is due (never run, or the last one over ``every_hours`` ago)."""
-    from ..records import parse_time
+    from brain_core.records import parse_time
 
     try:
         state = json.loads((brain.state_dir / STATE).read_text(encoding="utf-8"))

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..errors import InvalidInput
-from .common import md_link, render_page, split_front_matter, write_files
+from brain_core.errors import InvalidInput
+from brain_core.lifecycle.common import md_link, render_page, split_front_matter, write_files
 
 PUBLISHABLE = ("accepted", "published")
 
@@ -51,7 +51,7 @@ def accepted_pages(brain) -> list[tuple[str, dict, str]]:
 
 
 def publish(brain, slugs: list[str] | None = None, *, dry_run: bool = False) -> PublishReport:
-    from ..sync import require_writer
+    from brain_core.sync import require_writer
 
     if not dry_run:
         require_writer(brain.config, "publish pages")

@@ -30,8 +30,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..records import Record, slugify
-from .common import EXPIRED_TAG, first_sentence, load_docs, md_link, split_front_matter, write_files
+from brain_core.records import Record, slugify
+from brain_core.lifecycle.common import (
+    EXPIRED_TAG,
+    first_sentence,
+    load_docs,
+    md_link,
+    split_front_matter,
+    write_files,
+)
 
 INDEX = "INDEX.md"
 SHELF = "INDEX.shelf.md"

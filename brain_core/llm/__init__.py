@@ -8,8 +8,8 @@ raises :class:`brain_core.errors.ProviderError`; so does a provider that is down
 
 from __future__ import annotations
 
-from .base import LLM, Completion
-from .factory import FLAVOURS, make_provider, provider_name
-from .none import extractive_answer
+from brain_core.llm.base import LLM, Completion
+from brain_core.llm.factory import FLAVOURS, make_provider, provider_name
+from brain_core.llm.none import extractive_answer
 
 __all__ = ["LLM", "Completion", "FLAVOURS", "make_provider", "provider_name", "extractive_answer"]

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..errors import ProviderError
-from .base import Completion, strip_fences
+from brain_core.errors import ProviderError
+from brain_core.llm.base import Completion, strip_fences
 
 CHILD_ENV = "AIDA_CHILD"
 AGENTS = ("claude-code", "codex", "gemini-cli")
@@ -126,7 +126,7 @@ class Budget:
     def spend(self) -> None:
         if self.path is None:
             return
-        from ..fsutil import atomic_write_text
+        from brain_core.store.fsutil import atomic_write_text
 
         now = self.clock()
         calls = [c for c in self._load() if now - c < 86400] + [now]
@@ -359,7 +359,7 @@ def first_logged_in(env: Mapping[str, str] | None = None) -> str | None:
 
 
 def from_config(name: str, config: Any, env: Mapping[str, str] | None = None) -> AgentCLI:
-    from .factory import setting
+    from brain_core.llm.factory import setting
 
     def number(key: str, default: float) -> float:
         try:
@@ -383,7 +383,7 @@ STATUS = "provider-status.json"
 
 def record_status(provider: str, problem: str | None, *, kind: str = "ok", env: Mapping[str, str] | None = None) -> None:
     """What the last harvest met with its provider, for ``aida doctor`` and the tray (best effort)."""
-    from ..fsutil import atomic_write_text
+    from brain_core.store.fsutil import atomic_write_text
 
     path = data_dir(env) / STATUS
     data = {"provider": provider, "kind": kind if problem else "ok", "problem": problem,

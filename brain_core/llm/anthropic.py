@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .base import Completion
-from .http import Retry, complete_json
+from brain_core.llm.base import Completion
+from brain_core.llm.http import Retry, complete_json
 
 API_VERSION = "2023-06-01"
 JSON_INSTRUCTION = "\n\nAnswer with one JSON object and nothing else: no prose, no code fence."

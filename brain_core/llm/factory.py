@@ -14,7 +14,7 @@ Settings (all optional; the default is no provider at all):
                    ``llm.backoff`` first pause between attempts in seconds (0.5, doubling)
 ``llm.max_tokens_field``  ``max_tokens`` or ``max_completion_tokens`` (OpenAI reasoning models)
 
-Keys never live in the settings: :mod:`brain_core.keys` reads the OS keyring, then the env.
+Keys never live in the settings: :mod:`brain_core.config.keys` reads the OS keyring, then the env.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..config import non_negative
-from ..errors import InvalidInput, ProviderError
-from .anthropic import Anthropic
-from .base import LLM
-from .http import Retry
-from .openai_compat import OpenAICompatible
+from brain_core.config import non_negative
+from brain_core.errors import InvalidInput, ProviderError
+from brain_core.llm.anthropic import Anthropic
+from brain_core.llm.base import LLM
+from brain_core.llm.http import Retry
+from brain_core.llm.openai_compat import OpenAICompatible
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def provider_name(config: Any) -> str:
     """The configured provider's canonical name (``"none"`` when unset)."""
     raw = str(setting(config, "llm.provider", OFFLINE) or OFFLINE).strip().lower()
     name = ALIASES.get(raw, raw)
-    from .agent_cli import AGENTS
+    from brain_core.llm.agent_cli import AGENTS
 
     if name not in (OFFLINE, AUTO) and name not in FLAVOURS and name not in AGENTS:
         raise InvalidInput(
@@ -71,8 +71,8 @@ def provider_name(config: Any) -> str:
 def resolve_auto(env: Mapping[str, str] | None = None) -> str:
     """What ``auto`` means on this machine now: the first agent CLI installed and logged in, then
     a provider whose API key is stored, then ``none``."""
-    from ..keys import get_key
-    from .agent_cli import first_logged_in
+    from brain_core.config.keys import get_key
+    from brain_core.llm.agent_cli import first_logged_in
 
     agent = first_logged_in(env)
     if agent:
@@ -98,11 +98,11 @@ def make_provider(config: Any, *, env: Mapping[str, str] | None = None) -> LLM |
         name = resolve_auto(env)
     if name == OFFLINE:
         return None
-    from .agent_cli import AGENTS, from_config
+    from brain_core.llm.agent_cli import AGENTS, from_config
 
     if name in AGENTS:
         return from_config(name, config, env)
-    from ..keys import env_names, get_key
+    from brain_core.config.keys import env_names, get_key
 
     flavour = FLAVOURS[name]
     base_url = str(setting(config, "llm.base_url", None) or flavour.base_url)

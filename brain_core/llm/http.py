@@ -15,8 +15,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import ProviderError
-from .base import Completion, strip_fences
+from brain_core.errors import ProviderError
+from brain_core.llm.base import Completion, strip_fences
 
 USER_AGENT = "aida/0.1 (personal memory)"
 

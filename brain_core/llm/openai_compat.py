@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .base import Completion
-from .http import Retry, complete_json
+from brain_core.llm.base import Completion
+from brain_core.llm.http import Retry, complete_json
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,6 @@ the functions that need them, so ``aida brain recall`` never pays for them.
 
 from __future__ import annotations
 
-from .glossary import Correction, Glossary, Replacement, Term
+from brain_core.voice.glossary import Correction, Glossary, Replacement, Term
 
 __all__ = ["Correction", "Glossary", "Replacement", "Term"]

@@ -48,7 +48,7 @@ class ActionItem:
     explicit: bool  # said as an action item
 
     def record(self, meeting_date: str, title: str) -> dict[str, Any]:
-        from ..records import slugify
+        from brain_core.records import slugify
 
         due = f", due {self.due}" if self.due else ""
         body = f"{self.owner} {self.what}{due} (action item from the meeting \"{title}\" on {meeting_date})."

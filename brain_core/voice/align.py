@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .transcribe import Segment
+from brain_core.voice.transcribe import Segment
 
 if TYPE_CHECKING:
-    from .glossary import Glossary
+    from brain_core.voice.glossary import Glossary
 
 _FOLD = re.compile(r"[^\w]+")
 CONTEXT = 3  # words either side of a span looked at when deciding whether a name is new there
@@ -239,7 +239,7 @@ def _spelled(tokens: Sequence[str], last_heard: str) -> str:
 def _names(text: str, glossary: "Glossary", threshold: float) -> set[str]:
     """The glossary names in ``text`` once the correction pass has run (threshold 1.0: spelled
     right already, or a known alias)."""
-    from .glossary import correct
+    from brain_core.voice.glossary import correct
 
     fixed = correct(text, glossary, threshold).text
     folded = " ".join(fold(w) for w in fixed.replace("-", " ").split())

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..errors import AudioError, MissingDependency
-from .transcribe import SAMPLE_RATE
+from brain_core.errors import AudioError, MissingDependency
+from brain_core.voice.transcribe import SAMPLE_RATE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -156,7 +156,7 @@ class WavFileSource:
     def stop(self) -> "np.ndarray":
         import numpy as np
 
-        from .transcribe import load_audio
+        from brain_core.voice.transcribe import load_audio
 
         if not self._started:
             return np.zeros(0, dtype=np.float32)

@@ -33,7 +33,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import BrainError, InvalidInput
+from brain_core.errors import BrainError, InvalidInput
 
 GLOSSARY_FILE = "glossary.yaml"
 DEFAULT_THRESHOLD = 0.82
@@ -125,7 +125,7 @@ def parse_glossary(text: str | None, where: str = GLOSSARY_FILE) -> Glossary:
     """A :class:`Glossary` from YAML text; empty text is an empty glossary."""
     import yaml
 
-    from .. import yamlsafe
+    from brain_core.text import yamlsafe
 
     if not text or not text.strip():
         return Glossary()

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .transcribe import Audio, Progress, Segment, Transcriber, Transcript, load_audio
+from brain_core.voice.transcribe import Audio, Progress, Segment, Transcriber, Transcript, load_audio
 
 if TYPE_CHECKING:
-    from .align import Choice
-    from .glossary import Glossary, Replacement
+    from brain_core.voice.align import Choice
+    from brain_core.voice.glossary import Glossary, Replacement
 
 _WORDS = re.compile(r"\w+(?:'\w+)?")
 
@@ -64,7 +64,7 @@ def hear(transcriber: Transcriber, audio: Audio, glossary: "Glossary | None" = N
     runs on the whole text (segments joined by one space), so a name split across two segments
     ("net letter | queue") is still found; replacement offsets are in that raw text.
     """
-    from .glossary import DEFAULT_THRESHOLD, Glossary, correct
+    from brain_core.voice.glossary import DEFAULT_THRESHOLD, Glossary, correct
 
     glossary = glossary or Glossary()
     threshold = DEFAULT_THRESHOLD if threshold is None else threshold
@@ -85,7 +85,7 @@ def recorrected(heard: Heard, glossary: "Glossary", threshold: float | None = No
     """``heard`` with the correction pass run again with another glossary (a meeting's attendees)."""
     from dataclasses import replace
 
-    from .glossary import DEFAULT_THRESHOLD, correct
+    from brain_core.voice.glossary import DEFAULT_THRESHOLD, correct
 
     c = correct(heard.transcript.text, glossary, DEFAULT_THRESHOLD if threshold is None else threshold)
     return replace(heard, text=c.text, segments=_corrected_segments(heard.transcript.segments, c.replacements),
@@ -96,7 +96,7 @@ def _aligned(transcriber: Transcriber, audio: Audio, bias: str, glossary: "Gloss
              vad: bool | None, progress: Progress | None) -> tuple[Transcript, tuple, float]:
     from dataclasses import replace
 
-    from .align import merge
+    from brain_core.voice.align import merge
 
     if not hasattr(audio, "dtype"):
         audio = load_audio(audio)  # decode the file once for both passes

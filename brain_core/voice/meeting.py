@@ -29,13 +29,13 @@ from datetime import date as Date, datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..errors import AudioError, BrainError, InvalidInput, ProviderError
-from .actions import action_items
-from .align import normalise_numbers
-from .glossary import brain_glossary
-from .hear import Heard, hear, recorrected
-from .people import attendee_glossary
-from .transcribe import Progress, Transcriber, WhisperTranscriber, stamp
+from brain_core.errors import AudioError, BrainError, InvalidInput, ProviderError
+from brain_core.voice.actions import action_items
+from brain_core.voice.align import normalise_numbers
+from brain_core.voice.glossary import brain_glossary
+from brain_core.voice.hear import Heard, hear, recorrected
+from brain_core.voice.people import attendee_glossary
+from brain_core.voice.transcribe import Progress, Transcriber, WhisperTranscriber, stamp
 
 PROFILE = "meeting"
 MARKER = "harvest/meetings.json"
@@ -115,7 +115,7 @@ def harvest_meeting(
     if seen is not None:
         return _skipped(sha, seen)
 
-    from ..redact import redact
+    from brain_core.redact import redact
 
     meeting_date = _meeting_date(date, path)
     # Said aloud or typed in --title/--attendees, a secret is masked before it reaches the distiller,
@@ -179,7 +179,7 @@ def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[
     text in it (title, attendees, file name, what was said) is masked for secrets."""
     import yaml
 
-    from ..redact import redact
+    from brain_core.redact import redact
 
     t = heard.transcript
     title = redact(title).text
@@ -205,7 +205,7 @@ def transcript_page(heard: Heard, *, title: str, date: str, attendees: Sequence[
 def masked_lines(texts: Sequence[str]) -> list[str]:
     """Each line with its secrets masked, the lines read as one text: a secret said across two
     segments ("my password is" | "hunter2") is masked in both."""
-    from ..redact import MASK, redact
+    from brain_core.redact import MASK, redact
 
     joined, starts, pos = [], [], 0
     for t in texts:
@@ -294,7 +294,7 @@ def _people(attendees: Sequence[str], glossary: Any) -> list[str]:
 
 def _default_distiller() -> Distiller:
     try:
-        from ..harvest.distill import distill
+        from brain_core.harvest.distill import distill
     except ImportError as e:
         raise BrainError(
             f"The meeting distiller (brain_core.harvest.distill) is not available ({e}); update Aida."
@@ -323,7 +323,7 @@ def _title_from(path: Path) -> str:
 
 
 def _slug(title: str) -> str:
-    from ..records import slugify
+    from brain_core.records import slugify
 
     return slugify(title, max_words=8)
 

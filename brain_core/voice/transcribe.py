@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, Union, runtime_checkable
 
-from ..errors import AudioError, BrainError, MissingDependency
+from brain_core.errors import AudioError, BrainError, MissingDependency
 
 if TYPE_CHECKING:  # numpy is only needed at run time inside the functions
     import numpy as np

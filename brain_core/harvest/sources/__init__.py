@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from ...errors import InvalidInput
+from brain_core.errors import InvalidInput
 
 NAMES = ("claude", "codex", "gemini")
 
@@ -31,7 +31,7 @@ def guess(path: Path) -> str | None:
         return "gemini"
     if "/.claude/" in p:
         return "claude"
-    from .. import read_text
+    from brain_core.harvest import read_text
 
     try:
         head = read_text(Path(path))[:4000]

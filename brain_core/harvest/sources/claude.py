@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from .. import Session, SessionFile, Turn, env_dir, iter_jsonl, read_text, session_file
+from brain_core.harvest import Session, SessionFile, Turn, env_dir, iter_jsonl, read_text, session_file
 
 CHAIN_TYPES = {"user", "assistant", "system", "progress", "attachment"}
 # User text that is the harness talking, not the person.

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from .. import Session, SessionFile, Turn, env_dir, iter_jsonl, read_text, session_file
+from brain_core.harvest import Session, SessionFile, Turn, env_dir, iter_jsonl, read_text, session_file
 
 _ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.I)
 _INJECTED = re.compile(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import Session, SessionFile, Turn, env_dir, iter_jsonl, read_text, session_file
+from brain_core.harvest import Session, SessionFile, Turn, env_dir, iter_jsonl, read_text, session_file
 
 _INJECTED_PREFIXES = ("<session_context>", "This is the Gemini CLI. We are setting up the context")
 

@@ -1,0 +1,1 @@
+"""The agents' side: hooks, set-up and the MCP server."""

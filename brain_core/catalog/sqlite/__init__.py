@@ -1,0 +1,1 @@
+"""The SQLite card catalog (FTS5 and sqlite-vec through sqlean)."""

@@ -1,0 +1,93 @@
+"""Row-level writes of the card catalog: one document's row, FTS entry and vector, together.
+
+Callers hold the brain's write lock and wrap these in :class:`tx`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from brain_core.store.shelves import Doc, checksum, created_ts, json_tags
+
+
+class tx:
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, *_):
+        if exc_type is None:
+            try:
+                self.conn.execute("COMMIT")
+            except Exception:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:  # SQLite may have rolled back already (disk I/O error, disk full)
+            try:
+                self.conn.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
+                pass
+
+
+def upsert(conn, doc: Doc, vec: np.ndarray) -> int:
+    """Write one document; its rowid."""
+    r = doc.record
+    row = conn.execute("SELECT rowid FROM docs WHERE path=?", (doc.path,)).fetchone()
+    values = (doc.shelf, r.id, r.key, r.type, r.profile, json_tags(r), r.body, r.source, r.created,
+              created_ts(r), r.expires, doc.checksum, doc.text_sha, doc.size, doc.mtime_ns)
+    if row is None:
+        cur = conn.execute("INSERT INTO docs(shelf, id, key, type, profile, tags, body, source, created, created_ts, "
+                           "expires, checksum, text_sha, size, mtime_ns, path) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           values + (doc.path,))
+        rowid = cur.lastrowid
+    else:
+        rowid = row[0]
+        conn.execute("UPDATE docs SET shelf=?, id=?, key=?, type=?, profile=?, tags=?, body=?, source=?, created=?, "
+                     "created_ts=?, expires=?, checksum=?, text_sha=?, size=?, mtime_ns=? WHERE rowid=?",
+                     values + (rowid,))
+        conn.execute("DELETE FROM docs_fts WHERE rowid=?", (rowid,))
+        conn.execute("DELETE FROM docs_vec WHERE rowid=?", (rowid,))
+    conn.execute("INSERT INTO docs_fts(rowid, key, body, tags) VALUES(?,?,?,?)",
+                 (rowid, r.key.replace("-", " "), r.body, " ".join(r.tags).replace(":", " ")))
+    conn.execute("INSERT INTO docs_vec(rowid, embedding, shelf, profile, type) VALUES(?,?,?,?,?)",
+                 (rowid, np.asarray(vec, dtype=np.float32).tobytes(), doc.shelf, r.profile, r.type))
+    return rowid
+
+
+def delete(conn, path: str) -> int:
+    """Remove one document; its rowid (0 when it was not there)."""
+    row = conn.execute("SELECT rowid FROM docs WHERE path=?", (path,)).fetchone()
+    if row is None:
+        return 0
+    conn.execute("DELETE FROM docs_fts WHERE rowid=?", (row[0],))
+    conn.execute("DELETE FROM docs_vec WHERE rowid=?", (row[0],))
+    conn.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
+    return row[0]
+
+
+def drop_seed(conn) -> None:
+    conn.execute("DROP TABLE IF EXISTS temp.seed")
+
+
+def file_sum(root: Path, rel: str) -> str | None:
+    try:
+        return checksum((root / rel).read_bytes())
+    except OSError:
+        return None
+
+
+def store_dirs(conn, seen: dict[str, int]) -> None:
+    """The folder times a scan saw become the catalog's, and a folder that is gone is forgotten:
+    left behind, it would look changed to every recall after it (a catch-up each time)."""
+    gone = [(p,) for (p,) in conn.execute("SELECT path FROM dirs").fetchall() if p not in seen]
+    conn.executemany("DELETE FROM dirs WHERE path=?", gone)
+    conn.executemany("INSERT OR REPLACE INTO dirs VALUES(?,?)", list(seen.items()))

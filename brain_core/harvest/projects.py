@@ -1,0 +1,83 @@
+"""The project of a folder: the name harvest tags a session's records with (``project:<name>``).
+
+One definition for every door: :func:`project_of` runs the harvester's own naming
+(:func:`brain_core.harvest.privacy.project_name`: the git top-level's main checkout, else the
+folder, never a worktree holder or a home folder) and its tag spelling
+(:func:`brain_core.harvest.distill.base_tags`), so a record harvested from a session in a folder
+carries the tag that recall, ask and the session-start block look for when run in that folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+PREFIX = "project:"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+
+
+def project_of(folder: str | os.PathLike | None) -> str | None:
+    """The project name of ``folder`` as harvest tags it (``billing`` for ``project:billing``), or None."""
+    if not folder:
+        return None
+    from brain_core.harvest.privacy import leaks, project_name
+
+    name = project_name(str(folder))
+    if not name or leaks(name):  # as harvest's base_tags: a project named after its user is no tag
+        return None
+    # harvest.distill._slug(name, 40), spelled here so a session-start hook need not import the
+    # distiller (tests/test_projects.py checks the two agree)
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].rstrip("-")
+    return slug or None
+
+
+def clean_project(name: str | None) -> str | None:
+    """A ``--project`` value as a tag name: lowercase, kebab-case; a leading ``project:`` is allowed."""
+    if name is None:
+        return None
+    from brain_core.errors import InvalidInput
+
+    text = str(name).strip().lower()
+    text = text.removeprefix(PREFIX)
+    text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40].rstrip("-")
+    if not _NAME.match(text):
+        raise InvalidInput(f"The project {name!r} is not a name like billing or damage-control.")
+    return text
+
+
+def tag(project: str | None) -> str | None:
+    return f"{PREFIX}{project}" if project else None
+
+
+def has_project(tags, project: str | None) -> bool:
+    return bool(project) and f"{PREFIX}{project}" in (tags or ())
+
+
+DEFAULT_BOOST = 0.3
+
+
+def boost(hits: list, project: str | None, weight: float, k: int) -> list:
+    """Recall's hits with the project's records lifted: a record tagged ``project:<project>``
+    scores ``1 + weight`` times as much, then the best ``k`` are kept. A lift, never a filter:
+    another project's record still comes first when it is the only good answer."""
+    if not project or weight <= 0:
+        return list(hits)[:k]
+    for h in hits:
+        if has_project(h.record.tags, project):
+            h.score *= 1 + weight
+            if isinstance(h.explain, dict):
+                h.explain["project"] = project
+    return sorted(hits, key=lambda h: h.score, reverse=True)[:k]
+
+
+def from_cwd(project: str | None = None, all_projects: bool = False, cwd: str | None = None) -> str | None:
+    """The project a command run here works in: ``--project`` when given, none with
+    ``--all-projects``, else the project of the working folder."""
+    if all_projects:
+        return None
+    if project:
+        return clean_project(project)
+    try:
+        return project_of(cwd or os.getcwd())
+    except OSError:
+        return None

@@ -1,0 +1,1 @@
+"""Recall: the hybrid stages, their fusion, the lifts and the confidence check."""
