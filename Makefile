@@ -14,7 +14,7 @@ APT_PACKAGES := git libportaudio2 xvfb trayer x11-utils espeak-ng sox \
 	libxcb-cursor0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3 \
 	libglib2.0-0
 
-.PHONY: run test test-fast install system-deps gpu bench package demo clean mutate
+.PHONY: run test test-fast lint install system-deps gpu bench package demo clean mutate
 
 run: install
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
@@ -26,6 +26,12 @@ run: install
 
 test: install
 	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory lint
+
+# ruff (the classic rules and sorted imports) and mypy on brain_core, as configured in pyproject.toml.
+lint: install
+	$(VENV)/bin/ruff check brain_core app tests benchmarks tools scripts
+	$(VENV)/bin/mypy
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"

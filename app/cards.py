@@ -9,10 +9,22 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from brain_core.answer.ask import answered_how
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
-                               QSizePolicy, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from brain_core.answer.ask import answered_how
 
 SNIPPET = 200
 TYPE_COLOURS = {"decision": "#7c3aed", "fact": "#0f766e", "instruction": "#b45309", "preference": "#be185d",

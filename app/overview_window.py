@@ -13,8 +13,18 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QRectF, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
-from PySide6.QtWidgets import (QGridLayout, QGroupBox, QLabel, QListWidget, QListWidgetItem, QProgressBar,
-                               QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 TYPE_COLOURS = {"decision": "#4c78a8", "fact": "#59a14f", "instruction": "#f28e2b", "preference": "#b07aa1",
                 "event": "#76b7b2", "lesson": "#e15759", "note": "#9c755f", "task": "#edc948"}

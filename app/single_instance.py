@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from brain_core.errors import BrainError
-
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from brain_core.errors import BrainError
 
 COMMANDS = ("focus", "popup", "ask", "ptt", "ptt-down", "ptt-up", "ask-audio", "drop", "settings", "quit")
 

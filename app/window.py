@@ -11,8 +11,16 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QSettings, Qt, Slot
-from PySide6.QtWidgets import (QCheckBox, QGridLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .icons import app_icon
 from .service import AidaService

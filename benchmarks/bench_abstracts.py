@@ -38,8 +38,8 @@ def main(argv=None) -> int:
         print(f"LoCoMo is not at {args.data}; pass --data.", file=sys.stderr)
         return 2
     from brain_core import Brain
-    from brain_core.text.abstract import tokens
     from brain_core.catalog.embed import make_embedder
+    from brain_core.text.abstract import tokens
 
     data = json.loads(args.data.read_text(encoding="utf-8"))
     embedder = make_embedder(None)

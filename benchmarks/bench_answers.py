@@ -82,8 +82,9 @@ def score(brain, questions, show: bool = False) -> dict:
 def build_edges_brain(root: Path):
     """The edges brain. Gotchas (``lesson`` in the set) are written as the command line lets a user
     write them: ``--type lesson`` where it is accepted, else ``--type note``, as its refusal says."""
-    from brain_core import Brain
     from answers_edges import RECORDS as EDGES
+
+    from brain_core import Brain
 
     try:
         from brain_core.cli.brain_cmds import LESSON_REFUSED
@@ -122,7 +123,9 @@ def score_edges(brain, questions, show: bool = False) -> dict[str, dict[str, int
 
 
 def edges(show: bool = False) -> None:
-    from answers_edges import DEV as EDEV, HELD_OUT as EHELD, RECORDS as EDGES
+    from answers_edges import DEV as EDEV
+    from answers_edges import HELD_OUT as EHELD
+    from answers_edges import RECORDS as EDGES
 
     with tempfile.TemporaryDirectory() as tmp:
         brain = build_edges_brain(Path(tmp) / "brain")
@@ -171,10 +174,12 @@ def calibrate(rows) -> None:
 
 
 def p50_at_scale(root: Path, n: int = 40) -> float:
+    import random
+
+    from synth import OBJECTS, SUBJECTS
+
     from brain_core import Brain
     from brain_core.answer.ask import ask
-    from synth import OBJECTS, SUBJECTS
-    import random
 
     brain = Brain.open(root)
     brain.config.set("ask.cache", False)

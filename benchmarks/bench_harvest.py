@@ -40,8 +40,8 @@ from harvest_labelled import REAL, from_the_person, load, resolve, score  # noqa
 
 from brain_core.harvest import iter_jsonl, read_text  # noqa: E402
 from brain_core.harvest.distill import distill, extractive  # noqa: E402
-from brain_core.harvest.sources import claude, codex, gemini, get  # noqa: E402
 from brain_core.harvest.run import session_text  # noqa: E402
+from brain_core.harvest.sources import claude, codex, gemini, get  # noqa: E402
 from brain_core.redact import redact  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "clients"
@@ -154,10 +154,9 @@ def llm_schema() -> None:
     from fake_llm_server import FakeLLMServer
 
     from brain_core.errors import ProviderError
+    from brain_core.harvest.privacy import identity
     from brain_core.llm.http import Retry
     from brain_core.llm.openai_compat import OpenAICompatible
-
-    from brain_core.harvest.privacy import identity
 
     cases = load()
     leaks = 0

@@ -112,9 +112,9 @@ def hnsw_recall(brain, rng, queries: int) -> float:
 
 def bench_vectors(n: int, dsn: str, queries: int = 100, dim: int = 384) -> dict:
     """The vector stage alone on N synthetic vectors."""
-    from brain_core.catalog.postgres import connect
     from pgvector.psycopg import register_vector
 
+    from brain_core.catalog.postgres import connect
     from brain_core.catalog.postgres.index import vec_param
 
     # Sentence embeddings have a low intrinsic dimension; isotropic noise in 384 dims would make

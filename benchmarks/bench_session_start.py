@@ -31,8 +31,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=20)
     args = ap.parse_args()
     from brain_core import Brain
-    from brain_core.config import Config
     from brain_core.agents.hooks import apply, plan_install
+    from brain_core.config import Config
     from brain_core.lifecycle.tier_index import regenerate
 
     tmp = Path(tempfile.mkdtemp(prefix="aida-start-"))

@@ -170,6 +170,7 @@ def main() -> int:
     args = ap.parse_args()
     before = {r["model"]: r["transcripts"] for r in json.loads(args.transcripts.read_text())} if args.transcripts else {}
     from bench_answers import build_edges_brain
+
     from brain_core.errors import BrainError
 
     results = []

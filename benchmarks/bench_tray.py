@@ -70,8 +70,9 @@ def bench_tray(starts: int, work: Path) -> dict:
 
     if not xdisplay.available():
         return {"skipped": xdisplay.REASON}
-    from brain_core import Brain
     from app_fixtures import MEMORIES
+
+    from brain_core import Brain
 
     brain_dir = work / "tray-brain"
     b = Brain.init(brain_dir)
@@ -117,10 +118,10 @@ def bench_popup(records: int, queries: int, work: Path) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
+    from synth import query, write_brain
 
     from brain_core import Brain
     from brain_core.config import Config
-    from synth import query, write_brain
 
     app = QApplication.instance() or QApplication([])
     root = Path(tempfile.gettempdir()) / f"aida-bench-tray-{records}"

@@ -231,8 +231,8 @@ def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str],
 
 def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     """Each question's candidates from both stages (run once), to fuse offline under many settings."""
-    from brain_core.recall.places import asks, neighbours, texts
     from brain_core.recall.hybrid import DEFAULT_SHELVES, RecallParams, _filters, gather
+    from brain_core.recall.places import asks, neighbours, texts
 
     params = RecallParams(date_boost=1.0 if date_parse else 0.0)
     conn = tb.index.conn()
@@ -260,9 +260,9 @@ def offline_recall(items: list[dict], params, ranked: list | None = None) -> dic
     source context -> the kind of answer asked for -> shortlist -> decay and date lift) from the
     candidates collected once, scored;
     each question's ranking (dia ids) is appended to ``ranked`` when one is given."""
+    from brain_core.recall.hybrid import fuse, rescore, shortlist
     from brain_core.recall.kinds import wanted, with_kind
     from brain_core.recall.places import givers, with_neighbours, with_questions, with_source_context
-    from brain_core.recall.hybrid import fuse, rescore, shortlist
 
     now = time.time()
     rs = []

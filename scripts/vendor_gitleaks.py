@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
 import warnings
 from pathlib import Path
+
+import tomllib
 
 OUT = Path(__file__).resolve().parents[1] / "brain_core" / "redact_gitleaks.py"
 SKIP = {"generic-api-key"}

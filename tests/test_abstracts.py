@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from brain_core.text.abstract import make_abstract, needs_abstract, tokens
-from brain_core.errors import InvalidInput
 from brain_core.agents.mcp_server import BrainTools
+from brain_core.errors import InvalidInput
 from brain_core.records import Record
+from brain_core.text.abstract import make_abstract, needs_abstract, tokens
 
 LONG = (
     "We moved the billing service from the old cron box to a queue worker in March. "

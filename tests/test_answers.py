@@ -10,8 +10,8 @@ from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
 from brain_core.answer.ask import ask
-from brain_core.recall.confidence import content_words, judge
 from brain_core.answer.lessons import record_feedback
+from brain_core.recall.confidence import content_words, judge
 
 RECORDS = [
     dict(body="We deploy to staging every weekday at 2pm, straight from the main branch after CI passes.",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from harvest_homes import make_homes
 
 pytestmark = pytest.mark.gui

@@ -12,8 +12,8 @@ from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
 from brain_core.answer import runs
 from brain_core.answer.ask import ask, normalise
-from brain_core.errors import InvalidInput
 from brain_core.answer.live import News, Weather, answer_live, parse_feed, place_in, topic_in
+from brain_core.errors import InvalidInput
 from brain_core.llm.http import Retry
 
 

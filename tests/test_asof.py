@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from counting import CountingEmbedder
 
 from brain_core import Brain
 from brain_core.cli import main
 from brain_core.errors import BrainError, InvalidInput
 from brain_core.lifecycle.asof import parse_as_of, recall_at
-
-from counting import CountingEmbedder
 
 
 def _at(monkeypatch, when):

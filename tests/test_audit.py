@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from brain_core.lifecycle.audit import audit
 from brain_core.cli import main
+from brain_core.lifecycle.audit import audit
 
 
 @pytest.fixture

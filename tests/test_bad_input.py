@@ -145,8 +145,8 @@ def _hostile_files(root):
 
 
 def test_hostile_names_and_values_break_no_reader(brain):
-    from brain_core.lifecycle.maintain import maintain
     from brain_core.brain.status import brain_status
+    from brain_core.lifecycle.maintain import maintain
 
     brain.remember(GOOD["body"], key="good")
     bad = _hostile_files(brain.root)
@@ -169,7 +169,6 @@ def test_hostile_names_and_values_break_no_reader(brain):
 
 def test_hostile_files_through_the_cli_and_the_mcp_recall_tool(brain):
     import anyio
-
     from test_mcp import _payload, _session
 
     brain.remember(GOOD["body"], key="good")

@@ -193,7 +193,8 @@ def test_index_catches_up_with_hand_edits_and_deletions_without_reembedding(brai
         brain.remember(f"Fact number {i} about the billing service.", key=f"fact-{i}")
     # a hand edit, a hand-made file, a deletion
     p = brain.root / "memories/me/fact-1.json"
-    d = json.loads(p.read_text()); d["body"] = "Fact one now says the billing service runs on ARM."
+    d = json.loads(p.read_text())
+    d["body"] = "Fact one now says the billing service runs on ARM."
     p.write_text(json.dumps(d))
     new = dict(d, id="20260101-000000000-abcdef", key="hand-made", body="A hand-made note about invoices.")
     (brain.root / "memories/me/hand-made.json").write_text(json.dumps(new))

@@ -11,9 +11,9 @@ import uuid
 
 import pytest
 import yaml
+from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
 
 from brain_core import Brain
-from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
 
 BACKENDS = ["sqlite", "postgres"]
 

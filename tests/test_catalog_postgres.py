@@ -11,12 +11,12 @@ import sys
 import uuid
 
 import pytest
-
-from brain_core import Brain
-from brain_core.errors import BrainError
 from keyring_memory import memory_keyring  # noqa: F401
 from pg_server import pg_dsn  # noqa: F401 - the session's server fixture
 from test_catalog_backends import reopen, settings
+
+from brain_core import Brain
+from brain_core.errors import BrainError
 
 
 @pytest.fixture
@@ -443,9 +443,10 @@ def test_a_clone_that_is_behind_leaves_the_newer_rows_of_another_clone_alone(tmp
 
 
 def test_the_servers_neighbour_lookup_agrees_with_sqlites(pg_brain):
-    from brain_core.recall.postgres import filters, neighbours as pg_neighbours
-    from brain_core.recall.places import neighbours
     from brain_core.recall.hybrid import DEFAULT_SHELVES, _filters
+    from brain_core.recall.places import neighbours
+    from brain_core.recall.postgres import filters
+    from brain_core.recall.postgres import neighbours as pg_neighbours
 
     b = pg_brain
     b.remember_many([dict(body=f"Turn {i} of the planning meeting.", type="event", created="2026-03-02T10:00:00Z",
@@ -570,7 +571,7 @@ def test_recall_comes_back_when_the_server_drops_both_of_its_connections(pg_brai
 
 
 def test_common_words_are_not_counted_and_weigh_what_their_capped_count_gives(tmp_path, embedder, pg_dsn):  # noqa: F811
-    from brain_core.recall.confidence import DF_CAP, word_stats
+    from brain_core.recall.confidence import word_stats
     from brain_core.recall.postgres import keyword_terms
 
     settings("postgres", pg_dsn, "w" + uuid.uuid4().hex[:12])
@@ -610,10 +611,10 @@ def test_link_on_write_candidates_come_by_meaning_and_by_rarer_words(pg_brain):
     matches of its rarer words (not a ranking of every record holding any of its words): either
     alone finds the record it repeats."""
     import numpy as np
+    from test_catalog_backends import MONITORING
 
     from brain_core.brain.dedupe import Linker
     from brain_core.recall.hybrid import fts_query
-    from test_catalog_backends import MONITORING
 
     b = pg_brain
     b.remember_many([dict(body=body, profile="gemini", key=f"m{i}") for i, body in enumerate(MONITORING)])

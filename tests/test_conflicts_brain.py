@@ -11,12 +11,12 @@ import pytest
 from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401 - a fixture
 
+from brain_core.agents.mcp_server import BrainTools
 from brain_core.answer.ask import ask
-from brain_core.cli import main
 from brain_core.brain.conflicts import find_conflicts, wrong_folds
 from brain_core.brain.dedupe import Linker
+from brain_core.cli import main
 from brain_core.lifecycle.lint import lint
-from brain_core.agents.mcp_server import BrainTools
 
 REDIS = "Use Redis for the session cache, not Memcached."
 MEMCACHED = "Use Memcached for the session cache, not Redis."

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from brain_core.cli import main
 from brain_core.brain.conflicts import disagreement
 from brain_core.brain.dedupe import compare
+from brain_core.cli import main
 
 # (kind, what claude wrote, what codex wrote): each pair shares its names, numbers and words
 CONTRADICTIONS = [

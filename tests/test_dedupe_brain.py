@@ -9,8 +9,8 @@ import subprocess
 from harvest_homes import CLAUDE_ID, CODEX_ID, GEMINI_ID, make_homes
 from test_dedupe import DATADOG, GRAFANA
 
-from brain_core.cli import main
 from brain_core.brain.dedupe import collapse_hits
+from brain_core.cli import main
 from brain_core.lifecycle.lint import lint
 
 T0 = 1_787_000_000.0

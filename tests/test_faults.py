@@ -7,9 +7,9 @@ import os
 import random
 
 import pytest
+from faultlib import DAMAGE, concurrent_writers, crash_rebuilds, crash_writes, damage_index, git
 
 from brain_core import Brain
-from faultlib import DAMAGE, concurrent_writers, crash_rebuilds, crash_writes, damage_index, git
 
 pytestmark = pytest.mark.timeout(300)
 

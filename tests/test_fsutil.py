@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from brain_core.store import fsutil
 from brain_core.errors import InvalidInput
+from brain_core.store import fsutil
 from brain_core.store.fsutil import (
     atomic_write_bytes,
     atomic_write_text,

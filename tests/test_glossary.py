@@ -6,7 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brain_core.errors import BrainError, InvalidInput
 from brain_core.voice.glossary import (

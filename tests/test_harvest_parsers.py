@@ -11,8 +11,7 @@ import zstandard
 from harvest_homes import CLAUDE_ID, CODEX_ID, FIXTURES, GEMINI_ID, SHARED_REAL, make_homes
 
 from brain_core.harvest import iter_jsonl, render_turns
-from brain_core.harvest.sources import get, guess
-from brain_core.harvest.sources import claude, codex, gemini
+from brain_core.harvest.sources import claude, codex, gemini, get, guess
 
 DECISION = "Go with exponential backoff, capped at six attempts total"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from harvest_homes import FIXTURES, make_homes, session_files
 
+from brain_core.agents.hooks import MARK, apply, hook_plan, mcp_registration, plan_install
 from brain_core.cli import main
 from brain_core.errors import BrainError
-from brain_core.agents.hooks import MARK, apply, hook_plan, mcp_registration, plan_install
 
 REPO = Path(__file__).resolve().parent.parent
 

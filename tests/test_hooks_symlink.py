@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from brain_core.cli import main
 from brain_core.agents.hooks import MARK
+from brain_core.cli import main
 
 
 @pytest.mark.parametrize("tool", ["claude", "gemini"])

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from counting import CountingEmbedder
 
 from brain_core import Brain
 from brain_core.catalog.sqlite.index import APPLY_BATCH
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import checksum, dir_mtimes
-
-from counting import CountingEmbedder
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import pytest
 from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
-from brain_core.answer.ask import ask
-from brain_core.errors import InvalidInput
 from brain_core.answer import lessons
+from brain_core.answer.ask import ask
 from brain_core.answer.lessons import record_feedback, similar_lessons
+from brain_core.errors import InvalidInput
 
 Q = "what did I say about the webhook retry limit?"
 SIMILAR = "remind me what the webhook retry limit is"
@@ -87,7 +87,7 @@ def test_feedback_twice_on_one_run_counts_once(retries):
     record_feedback(retries, run.run_id, "down", why="first thought")
     record_feedback(retries, run.run_id, "up", why="second thought")
     found = similar_lessons(retries, SIMILAR)
-    assert [(l.verdict, l.why) for l in found] == [("up", "second thought")]
+    assert [(les.verdict, les.why) for les in found] == [("up", "second thought")]
     assert "(an earlier answer was right) second thought" in ask(retries, SIMILAR, llm=None).text
 
 

@@ -10,8 +10,7 @@ import pytest
 from fake_llm_server import FakeLLMServer
 from keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
-from brain_core.answer import lessons
-from brain_core.answer import runs
+from brain_core.answer import lessons, runs
 from brain_core.cli import main
 from brain_core.errors import InvalidInput
 from brain_core.lifecycle import cluster

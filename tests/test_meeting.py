@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 import yaml
 from keyring_memory import memory_keyring  # noqa: F401  (fixture: no test reaches the real OS keyring)
-
 from speech import says
 
 from brain_core.errors import AudioError, InvalidInput

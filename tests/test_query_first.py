@@ -6,9 +6,8 @@ import os
 
 import pytest
 
-from brain_core.cli import main
 from brain_core.agents.hooks import HABIT_BEGIN, HABIT_END, apply, plan_habit
-
+from brain_core.cli import main
 
 MINE = "# My rules\n\nUse tabs.\n"
 

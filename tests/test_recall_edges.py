@@ -214,8 +214,9 @@ def test_recency_mode_with_no_words_obeys_every_filter(brain):
         dict(body="Middle, codex's decision.", key="b", type="decision", profile="codex", created="2026-03-02T10:00:00Z"),
         dict(body="Newest, mine.", key="c", created="2026-03-03T10:00:00Z")])
     words = RecallParams(vector_weight=0.0)   # "latest" matches no record: the newest of all that pass the filters
-    latest = lambda **kw: [h.record.key for h in recall(brain.index, brain.usage, "the latest", k=5, recent=True,
-                                                        params=words, **kw)]
+    def latest(**kw):
+        return [h.record.key for h in recall(brain.index, brain.usage, "the latest", k=5, recent=True, params=words, **kw)]
+
     assert latest() == ["c", "b", "a"]
     assert latest(profile="me") == ["c", "a"]
     assert latest(type="decision") == ["b"]
@@ -333,8 +334,9 @@ def test_lessons_asked_for_with_another_shelf_are_found_by_meaning(brain):
 
 
 def test_a_vector_weight_of_zero_embeds_nothing_and_a_given_vector_is_not_replaced(tmp_path, embedder):
-    from brain_core import Brain
     from counting import CountingEmbedder
+
+    from brain_core import Brain
 
     counter = CountingEmbedder(embedder)
     b = Brain.init(tmp_path / "brain", embedder=counter)
@@ -385,7 +387,9 @@ def test_the_vector_search_obeys_the_profile_and_type_filters(brain, in_memory):
     for _ in range(3):   # the second vector search on loads the vectors in memory
         recall(brain.index, brain.usage, "database backup", k=2, params=p)
     assert (brain.index._vcache is not None) is in_memory
-    keys = lambda **kw: [h.record.key for h in recall(brain.index, brain.usage, "database backup", k=2, params=p, **kw)]
+    def keys(**kw):
+        return [h.record.key for h in recall(brain.index, brain.usage, "database backup", k=2, params=p, **kw)]
+
     assert keys(profile="codex") == ["theirs"] and keys(profile="me") == ["mine"]
     assert keys(type="decision") == ["theirs"] and keys(type="fact") == ["mine"]
 

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from brain_core.recall.places import with_source_context
 from brain_core.recall.hybrid import RecallParams, adjust, age_factor, fuse, shortlist, use_lift
+from brain_core.recall.places import with_source_context
 from brain_core.text.when import DateSpan
 
 DAY = 86400.0

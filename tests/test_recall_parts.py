@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.recall.places import sources as _sources
 from brain_core.recall.hybrid import DEFAULT_SHELVES, _filters, _load, _rowids_matching, gather
+from brain_core.recall.places import sources as _sources
 
 
 @pytest.fixture

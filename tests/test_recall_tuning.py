@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from brain_core.config import Config
-from brain_core.recall.places import with_source_context
 from brain_core.recall.hybrid import RecallParams, fuse
+from brain_core.recall.places import with_source_context
 from brain_core.text.when import DateSpan, find_dates
 
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brain_core.answer import lessons
-from brain_core.answer import runs
+from brain_core.answer import lessons, runs
 from brain_core.lifecycle.common import rewrite_in_place, write_files
 from brain_core.lifecycle.compile import compile_lessons
 from brain_core.lifecycle.tier_index import regenerate

@@ -10,9 +10,9 @@ import os
 import pytest
 from fake_agents import calls, install, on_path
 
-from brain_core.harvest.backfill import backfill
 from brain_core.cli import main
 from brain_core.errors import InvalidInput
+from brain_core.harvest.backfill import backfill
 
 RULES = ("We decided to always run the billing migrations in a transaction because a half-applied one broke prod.",
          "We decided to never log card numbers, even masked, because the auditors flag it.",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from brain_core.agents.hooks import apply, connect_plans, plan_install
 from brain_core.cli import main
 from brain_core.lifecycle.forget import forget
-from brain_core.agents.hooks import apply, connect_plans, plan_install
 from brain_core.lifecycle.tier_index import regenerate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -154,7 +154,7 @@ def test_gemini_gets_a_session_start_hook_too(brain, home):
     data = json.loads(plan.after)
     [h] = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     assert h["name"] == "aida-session-start" and h["command"].endswith("session_start --brain " + str(brain.root) + " --hook gemini")
-    assert not plan_install("gemini", str(brain.root), home / ".gemini").changed is False  # not yet written
+    assert plan_install("gemini", str(brain.root), home / ".gemini").changed is not False  # not yet written
     apply(plan)
     assert not plan_install("gemini", str(brain.root), home / ".gemini").changed  # idempotent
 

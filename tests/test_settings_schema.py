@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from brain_core.config import schema
-from brain_core.config import DEFAULTS, Config
+from brain_core.config import DEFAULTS, Config, schema
 from brain_core.errors import BrainError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from harvest_homes import FIXTURES, make_homes
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -71,8 +71,8 @@ def test_hooks_install_first_then_setup_and_the_welcome_plan_find_it_done(home, 
     capsys.readouterr()
     files = _snapshot(home)
 
-    from brain_core.config import Config
     from brain_core.agents.setup import detect, plan
+    from brain_core.config import Config
 
     steps = plan(detect(Config.load(), brain))  # what the welcome window shows
     assert all(s.done for s in steps if s.id.startswith("hooks-")), [(s.id, s.preview) for s in steps]

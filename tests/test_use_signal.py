@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from brain_core.answer.ask import ask
-from brain_core.errors import InvalidInput
 from brain_core.answer.lessons import record_feedback
+from brain_core.errors import InvalidInput
 from brain_core.recall.hybrid import RecallParams, decay_factor
 
 

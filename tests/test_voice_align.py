@@ -10,12 +10,11 @@ import shutil
 import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from brain_core.voice.actions import action_items, resolve
 from brain_core.voice.align import fold, merge, normalise_numbers
-from brain_core.voice.glossary import Glossary, Term, load_glossary, parse_glossary
+from brain_core.voice.glossary import Glossary, load_glossary, parse_glossary
 from brain_core.voice.people import attendee_glossary, soundex
 from brain_core.voice.transcribe import Segment, hallucinated
 
@@ -178,8 +177,8 @@ def transcriber():
 
 @pytest.mark.slow
 def test_the_weather_question_survives_any_glossary(transcriber):
-    from brain_core.voice.hear import hear
     from brain_core.answer.router import route
+    from brain_core.voice.hear import hear
 
     crowded = parse_glossary((FIXTURES / "glossary.yaml").read_text() + "".join(
         f"  - name: {n}\n" for n in ("Lisbon", "Kubernetes", "Priya", "Grafana", "Terraform")))

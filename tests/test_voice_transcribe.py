@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from speech import MEETING_FACTS, MEETING_SCRIPT, QUESTION_SCRIPT, says, word_error_rate
 
 from brain_core.config import Config

@@ -33,8 +33,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain_core.lifecycle.injections import LOG, injections  # noqa: F401 - the log this hook writes, and its reader
+
 INDEX, SHELF = "INDEX.md", "INDEX.shelf.md"
-LOG = "injections.jsonl"
+
 DEFAULT_BUDGET = 6000
 SENTENCE_CHARS = 200
 _LINE = re.compile(r"^- (?P<trigger>.+?) → \[(?P<label>[^\]]*)\]\((?P<path>[^)\s]+)\)\s*$")
@@ -192,7 +194,7 @@ def _uses(root: Path, paths: list[str]) -> dict[str, tuple[int, float]]:
 # ------------------------------------------------------------------------------------------ the block
 def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) -> Block:
     """The session-start block for a session in ``project`` (None: no project section)."""
-    from brain_core.harvest.projects import has_project
+    from brain_core.recall.projects import has_project
 
     root = Path(root)
     if not (root / "memories").is_dir():
@@ -302,23 +304,6 @@ def note(root: Path, block: Block, tool: str, session: str) -> None:
             os.close(fd)
     except OSError:
         pass  # the audit then misses one use; the agent still got its block
-
-
-def injections(root: Path) -> list[dict]:
-    """Every block noted in ``.aida/injections.jsonl`` (torn or foreign lines skipped)."""
-    out = []
-    try:
-        text = (Path(root) / ".aida" / LOG).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return out
-    for raw in text.splitlines():
-        try:
-            d = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(d, dict) and isinstance(d.get("paths"), list):
-            out.append(d)
-    return out
 
 
 # ------------------------------------------------------------------------------------------ Codex: AGENTS.md

@@ -98,7 +98,8 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
     found = Found(str(brain_path), (brain_path / ".git").is_dir(), agents, keyring, keeps, _speech_device(),
                   _embed_provider(), mics, mic_error, _llm(config),
                   budget=int(config.get("tier_index.budget_chars", 6000)))
-    from brain_core.harvest.backfill import active_note, plan as backfill_plan
+    from brain_core.harvest.backfill import active_note
+    from brain_core.harvest.backfill import plan as backfill_plan
     from brain_core.harvest.watermark import quiet_seconds
 
     roots = {a.tool: Path(a.home) for a in agents if a.present and not a.error}
@@ -280,7 +281,8 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
           say: Callable[[str], None] = print, on_progress=None) -> dict[str, str]:
     """Carry out the chosen steps in order; returns step id -> what happened (one line each).
     A failing step is reported with its fix and the others still run."""
-    from brain_core.agents.hooks import apply as apply_hooks, connect_plans
+    from brain_core.agents.hooks import apply as apply_hooks
+    from brain_core.agents.hooks import connect_plans
 
     outcome: dict[str, str] = {}
     for step in steps:
@@ -324,8 +326,8 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
 
 def _build_index(found: Found, config) -> str:
     from brain_core import Brain
-    from brain_core.lifecycle.tier_index import regenerate
     from brain_core.agents.session_start import refresh_agents_block
+    from brain_core.lifecycle.tier_index import regenerate
 
     brain = Brain.open(Path(found.brain), config=config)
     try:

@@ -25,14 +25,14 @@ from typing import Any
 
 from brain_core.answer import lessons as lessons_mod
 from brain_core.answer import runs
-from brain_core.errors import InvalidInput, ProviderError
 from brain_core.answer.live import LiveAnswer, LiveSource, answer_live
+from brain_core.answer.offline import compose
+from brain_core.answer.router import Route, Router, load_router, names_known_things
+from brain_core.brain.dedupe import collapse_hits
+from brain_core.errors import InvalidInput, ProviderError
 from brain_core.llm import make_provider
 from brain_core.recall.confidence import NONE, STRONG, WEAK
-from brain_core.brain.dedupe import collapse_hits
-from brain_core.answer.offline import compose
 from brain_core.records import now_iso
-from brain_core.answer.router import Route, Router, load_router, names_known_things
 
 DEFAULT = object()  # "use the configured provider"
 CACHE_DIR = Path(".aida") / "cache" / "answers"
@@ -185,8 +185,8 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
 def _written(brain, question: str) -> str:
     """The question with spoken forms and spelled-out letters written as the brain writes them
     (:mod:`brain_core.answer.spoken`); unchanged when the catalog cannot be read."""
-    from brain_core.catalog.sqlite.db import database_errors
     from brain_core.answer.spoken import normalise
+    from brain_core.catalog.sqlite.db import database_errors
 
     try:
         conn = brain.index.conn()

@@ -149,7 +149,7 @@ def similar_lessons(brain, question: str, *, threshold: float | None = None, k: 
         old = by_run.get(lesson.run_id)
         if old is None or (lesson.created, lesson.id) > (old.created, old.id):
             by_run[lesson.run_id] = lesson
-    return sorted(by_run.values(), key=lambda l: l.similarity, reverse=True)
+    return sorted(by_run.values(), key=lambda les: les.similarity, reverse=True)
 
 
 def rerank(hits: Sequence[Any], lessons: Sequence[Lesson]) -> list[Any]:
@@ -200,8 +200,8 @@ def demote(hits: Sequence[Any], lessons: Sequence[Lesson]) -> list[Any]:
     out = []
     for hit in hits:
         level = getattr(hit, "confidence", None)
-        downs = [l.similarity for l in lessons if l.verdict == "down" and hit.record.id in l.blamed]
-        ups = [l.similarity for l in lessons if l.verdict == "up" and hit.record.id in l.blamed]
+        downs = [les.similarity for les in lessons if les.verdict == "down" and hit.record.id in les.blamed]
+        ups = [les.similarity for les in lessons if les.verdict == "up" and hit.record.id in les.blamed]
         new = level
         if level is not None and downs:
             new = "none" if max(downs) >= ABSTAIN_SIMILARITY else ("weak" if level == "strong" else level)

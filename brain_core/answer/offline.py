@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
+from brain_core.llm.none import Extract, best_sentences, citation, terms
 from brain_core.recall.confidence import IGNORED, STRONG, WEAK, content_words
 from brain_core.recall.coverage import near_miss_text
 from brain_core.recall.recency import header as recency_header
-from brain_core.llm.none import Extract, best_sentences, citation, terms
 
 AGENTS = {"claude": "a Claude Code session", "codex": "a Codex session", "gemini": "a Gemini session"}
 _TOPIC_WORD = re.compile(r"[\w][\w'.-]*[\w]|\w", re.UNICODE)

@@ -262,8 +262,8 @@ def names_known_things(conn, question: str) -> bool:
     while "how do I reverse a list in python" stays with the LLM."""
     from itertools import combinations
 
-    from brain_core.recall.confidence import content_words
     from brain_core.catalog.sqlite.db import database_errors
+    from brain_core.recall.confidence import content_words
 
     words = content_words(question, limit=PROBE_WORDS)
     if not words:

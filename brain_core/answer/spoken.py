@@ -221,7 +221,7 @@ def _on_postgres(conn) -> bool:
 
 def _common() -> frozenset[str]:
     from brain_core.recall.confidence import IGNORED
-    from brain_core.voice.glossary import COMMON_WORDS
+    from brain_core.text.stopwords import COMMON_WORDS
 
     return IGNORED | COMMON_WORDS
 

@@ -16,10 +16,10 @@ from typing import Any, Iterable, Iterator
 
 from brain_core.config import Config
 from brain_core.errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
+from brain_core.records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
 from brain_core.store.fsutil import absolute, atomic_write_bytes, contained, fsync_dir
 from brain_core.store.git import Git
 from brain_core.store.locks import FileLock
-from brain_core.records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
 from brain_core.store.shelves import on_shelf
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
@@ -235,9 +235,8 @@ class Brain:
                 continue
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
-        from brain_core.redact import scrub
+        from brain_core.redact import redact, scrub
         from brain_core.text.abstract import make_abstract
-        from brain_core.redact import redact
 
         type_ = item.get("type") or "fact"
         profile = item.get("profile") or "me"
@@ -284,7 +283,7 @@ class Brain:
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)
         elif rel.startswith("memories/") and (self.root / "archive").is_dir():
-            from brain_core.lifecycle.forget import forgotten_at
+            from brain_core.store.archive import forgotten_at
 
             gone = forgotten_at(self.root, rel)  # writing a forgotten key again: a correction of it
             if gone is not None:
@@ -409,13 +408,11 @@ class Brain:
         through :meth:`mark_used`. ``project`` (default: :attr:`project`, which the CLI and the
         MCP server set from the working folder) lifts that project's records by
         ``recall.project_boost``: a lift, never a filter."""
-        from brain_core.recall.hybrid import RecallParams, recall
-
-        from brain_core.recall.hybrid import check_query
+        from brain_core.recall.hybrid import RecallParams, check_query, recall
 
         check_query(query, k)
         params = RecallParams.from_config(self.config)
-        from brain_core.catalog.factory import recall_api
+        from brain_core.recall import recall_api
 
         recall, errors = recall_api(self.index, recall)
 
@@ -437,7 +434,7 @@ class Brain:
             self.index.recover(f"the index failed while answering ({e})")
             hits = attempt()
         if lift > 0:
-            from brain_core.harvest.projects import boost
+            from brain_core.recall.projects import boost
 
             hits = boost(hits, project, lift, k)
         self._abstracts(hits)

@@ -483,7 +483,8 @@ def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:
     as near-duplicates whose names, numbers, order or negation disagree."""
     import numpy as np
 
-    from brain_core.lifecycle.common import load_docs, vectors
+    from brain_core.catalog.vectors import vectors
+    from brain_core.store.shelves import load_docs
 
     docs = docs if docs is not None else load_docs(brain, ("memories",))
     if len(docs) < 2:
@@ -528,10 +529,10 @@ def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:
 def choose(brain, keep: str) -> Conflict:
     """The user's choice: the record at ``keep`` stands over the records it disagrees with. Written
     in its file (``chosen_over``), so answers lead with it; nothing is merged or moved."""
+    from brain_core.config.machine import require_writer
     from brain_core.errors import InvalidInput
-    from brain_core.store.fsutil import atomic_write_bytes
     from brain_core.records import now_iso
-    from brain_core.sync import require_writer
+    from brain_core.store.fsutil import atomic_write_bytes
 
     require_writer(brain.config, "consolidate records")
     mine = [c for c in find_conflicts(brain) if keep in c.paths]
@@ -583,7 +584,7 @@ def _when(rec, other) -> str:
 
 def gist(rec, other) -> str:
     """What ``rec`` says that ``other`` does not, short: its own names ("Redis"), else its first sentence."""
-    from brain_core.lifecycle.common import first_sentence
+    from brain_core.text.words import first_sentence
 
     sa, sb = shape(rec.body), shape(other.body)
     mine = [t for t in sa.toks if t.canon in sa.affirmed and (t.name or t.unknown)
@@ -706,7 +707,7 @@ def wrong_folds(brain, docs=None) -> list[Fold]:
     """Sources whose own words disagree with the record that took them in (a link or a merge made
     before the order checks)."""
     from brain_core.brain.dedupe import compare, linked_sources
-    from brain_core.lifecycle.common import load_docs
+    from brain_core.store.shelves import load_docs
 
     docs = docs if docs is not None else load_docs(brain, ("memories",))
     out = []
@@ -725,9 +726,9 @@ def split(brain, dry_run: bool = False) -> list[tuple[Fold, str]]:
     """Restore every wrongly folded source as a record of its own, with its original key, date,
     profile, source and id, and drop it from the record that took it in: one commit. Returns each
     fold with what was done (``restored``, ``already there`` or ``kept: <path> holds other words``)."""
-    from brain_core.store.fsutil import atomic_write_bytes
+    from brain_core.config.machine import require_writer
     from brain_core.records import Record
-    from brain_core.sync import require_writer
+    from brain_core.store.fsutil import atomic_write_bytes
 
     folds = wrong_folds(brain)
     if dry_run or not folds:

@@ -100,7 +100,7 @@ def _stem(w: str) -> str:
 
 @lru_cache(maxsize=32768)
 def terms(text: str) -> Terms:
-    from brain_core.lifecycle.common import negated, numbers, words
+    from brain_core.text.words import negated, numbers, words
 
     ws = frozenset(_stem(w) for w in words(text))
     vocab = _vocab()
@@ -265,7 +265,8 @@ def find_pairs(brain, shelves: Sequence[str] = ("memories",), docs=None, neighbo
     Each record is compared with its ``neighbours`` nearest records above ``COSINE`` only, so a
     brain with many look-alike records costs at most that many word checks per record (a group
     larger than that is still found, through the chain of its members' neighbours)."""
-    from brain_core.lifecycle.common import load_docs, vectors
+    from brain_core.catalog.vectors import vectors
+    from brain_core.store.shelves import load_docs
 
     docs = docs if docs is not None else load_docs(brain, shelves)
     if len(docs) < 2:

@@ -165,8 +165,8 @@ def drop(brain, ident: str) -> Held:
 def scan(brain, *, dry_run: bool = False) -> list[Held]:
     """Screen the records already on the shelves (written before the guard, or by hand) and move
     each one it catches to quarantine, in one commit; an accepted one (``guard_accepted``) stays."""
-    from brain_core.store.fsutil import atomic_write_bytes
     from brain_core.redact.guard import check
+    from brain_core.store.fsutil import atomic_write_bytes
 
     found: list[Held] = []
     with brain.lock():

@@ -37,18 +37,6 @@ def open_index(root: Path, lock, embedder_factory: Callable, config):
                  vector_cache_mb=int(config.get("index.vector_cache_mb", 256) or 0))
 
 
-def recall_api(index, sqlite_recall):
-    """(the recall function, the errors that mean "the catalog failed") for ``index``."""
-    if getattr(index, "backend", "sqlite") == "postgres":
-        from brain_core.catalog.postgres import database_errors
-        from brain_core.recall.postgres import recall
-
-        return recall, database_errors()
-    from brain_core.catalog.sqlite import db as dbmod
-
-    return sqlite_recall, dbmod.database_errors()
-
-
 def rebuild(brain, progress=None):
     """``aida brain index --full`` on the configured backend: this is also the migration. Onto
     PostgreSQL, the local SQLite catalog's vectors are reused by text checksum; back onto SQLite,
@@ -82,8 +70,8 @@ def vector_source(brain) -> Iterator[Path | None]:
 
 @contextmanager
 def _exported(server) -> Iterator[Path | None]:
-    from brain_core.store.fsutil import discard
     from brain_core.catalog.postgres.index import export_sqlite_seed
+    from brain_core.store.fsutil import discard
 
     seed = server.dir / f"index.sqlite.from-server-{os.getpid()}"
     discard(seed)

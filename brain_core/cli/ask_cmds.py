@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 
-from brain_core.errors import InvalidInput
 from brain_core.cli import config_cmds
 
 
@@ -82,7 +81,6 @@ def cmd_route(args, ctx) -> int:
 
 def cmd_ask(args, ctx) -> int:
     from brain_core.answer.ask import DEFAULT, ask
-
     from brain_core.harvest.projects import from_cwd
 
     brain = ctx.open_brain()

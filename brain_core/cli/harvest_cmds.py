@@ -109,9 +109,9 @@ def _path(r: dict) -> str:
 def _from_hook(args, ctx) -> int:
     """Called by an agent: never block it, never fail it, never print to its stdout. Inside a call
     Aida made to an agent's CLI (``AIDA_CHILD``), or while harvesting is paused, it does nothing."""
+    from brain_core.agents.hooks import hook_plan, spawn_detached
     from brain_core.errors import BrainError
     from brain_core.harvest.run import paused
-    from brain_core.agents.hooks import hook_plan, spawn_detached
     from brain_core.llm.agent_cli import is_child
 
     if is_child() or paused(ctx.config):

@@ -214,9 +214,10 @@ def cmd_publish(args, ctx) -> int:
 
 
 def cmd_maintain(args, ctx) -> int:
+    from brain_core.agents.session_start import refresh_agents_block
     from brain_core.lifecycle.maintain import maintain
 
-    report = maintain(ctx.open_brain(), dry_run=args.dry_run)
+    report = maintain(ctx.open_brain(), dry_run=args.dry_run, refresh=refresh_agents_block)
     if args.json:
         _dump(report.to_json())
         return 0
@@ -278,7 +279,8 @@ def cmd_sync(args, ctx) -> int:
 
 
 def cmd_counter(args, ctx) -> int:
-    from brain_core.sync import Counters, require_writer
+    from brain_core.config.machine import require_writer
+    from brain_core.sync import Counters
 
     brain = ctx.open_brain()
     counters = Counters(brain)

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 from brain_core.errors import InvalidInput
 from brain_core.records import RECORD_TYPES
+
 PROVIDERS = ("none", "auto", "claude-code", "codex", "gemini-cli", "openai", "anthropic", "ollama", "llamacpp", "vllm",
              "lmstudio", "openai-compatible")
 # Other spellings the provider factory accepts (brain_core/llm/factory.py ALIASES).

@@ -241,7 +241,7 @@ def _retire_replaced(brain, tool: str, outcomes, relearned) -> None:
     """Move to ``archive/`` the offline records of sessions a model has now read, where the model
     did not keep the same key and no other session shares the record: nothing is kept twice."""
     from brain_core.errors import BrainError
-    from brain_core.lifecycle.common import archive_path
+    from brain_core.store.archive import archive_path
 
     moves = []
     for o in outcomes:

@@ -20,9 +20,9 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from brain_core.records import MAX_BODY_CHARS
 from brain_core.harvest import env_dir, iter_jsonl
 from brain_core.harvest.privacy import project_name
+from brain_core.records import MAX_BODY_CHARS
 
 # Claude's memory types -> record types.
 CLAUDE_TYPES = {"user": "preference", "feedback": "instruction", "project": "fact", "reference": "note"}

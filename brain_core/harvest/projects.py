@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import re
 
-PREFIX = "project:"
+from brain_core.recall.projects import DEFAULT_BOOST, PREFIX, boost, has_project, tag  # noqa: F401 - one place for the tag
+
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 
 
@@ -43,31 +44,6 @@ def clean_project(name: str | None) -> str | None:
     if not _NAME.match(text):
         raise InvalidInput(f"The project {name!r} is not a name like billing or damage-control.")
     return text
-
-
-def tag(project: str | None) -> str | None:
-    return f"{PREFIX}{project}" if project else None
-
-
-def has_project(tags, project: str | None) -> bool:
-    return bool(project) and f"{PREFIX}{project}" in (tags or ())
-
-
-DEFAULT_BOOST = 0.3
-
-
-def boost(hits: list, project: str | None, weight: float, k: int) -> list:
-    """Recall's hits with the project's records lifted: a record tagged ``project:<project>``
-    scores ``1 + weight`` times as much, then the best ``k`` are kept. A lift, never a filter:
-    another project's record still comes first when it is the only good answer."""
-    if not project or weight <= 0:
-        return list(hits)[:k]
-    for h in hits:
-        if has_project(h.record.tags, project):
-            h.score *= 1 + weight
-            if isinstance(h.explain, dict):
-                h.explain["project"] = project
-    return sorted(hits, key=lambda h: h.score, reverse=True)[:k]
 
 
 def from_cwd(project: str | None = None, all_projects: bool = False, cwd: str | None = None) -> str | None:

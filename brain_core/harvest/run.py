@@ -319,8 +319,8 @@ def harvest_many(src, items, *, run: _Run) -> list[Outcome]:
     """Sessions of one agent through the pipeline. With an agent-CLI provider, quiet sessions that
     fit go to the model together (:mod:`.batch`); a provider that is missing, logged out or over
     its limit turns the rest of the run offline (:class:`~brain_core.llm.agent_cli.AgentUnavailable`)."""
-    from brain_core.llm.agent_cli import AgentUnavailable
     from brain_core.harvest.batch import groups
+    from brain_core.llm.agent_cli import AgentUnavailable
 
     prepared = [_prepare(src, sf, reason) for sf, reason in items]
     ready = [p for _, p in prepared if p is not None]

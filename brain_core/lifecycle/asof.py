@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import shutil
 import tarfile
-from datetime import datetime, time as dtime, timezone
+from datetime import datetime, timezone
+from datetime import time as dtime
 from pathlib import Path
 
-from brain_core.errors import InvalidInput, BrainError
+from brain_core.errors import BrainError, InvalidInput
 from brain_core.store.locks import FileLock
 
 SNAPSHOTS = "asof"
@@ -108,8 +109,8 @@ def _prune(base: Path, keep: int, current: str) -> None:
 def recall_at(brain, as_of: str, query: str, *, k: int = 5, profile: str | None = None, type: str | None = None,
               tag: str | None = None, recent: bool = False, explain: bool = False) -> list:
     """Recall against the brain as it was at ``as_of`` (a Brain in hand; see :func:`recall_as_of`)."""
-    from brain_core.recall.hybrid import RecallParams, check_query, recall
     from brain_core.catalog.usage import Usage
+    from brain_core.recall.hybrid import RecallParams, check_query, recall
 
     check_query(query, k)
     when = parse_as_of(as_of)

@@ -102,7 +102,7 @@ def audit(brain, roots: dict | None = None) -> Audit:
         for i in used:
             counts[i].add(label)
     # a session-start block (brain_core.agents.session_start) is a use of every entry it carried
-    from brain_core.agents.session_start import injections
+    from brain_core.lifecycle.injections import injections
 
     at = {path: i for i, (_, path, _) in enumerate(items)}
     given: list[set[str]] = [set() for _ in items]

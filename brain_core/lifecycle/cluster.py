@@ -28,9 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from brain_core.errors import InvalidInput, MalformedRecord, ProviderError
-from brain_core.store.fsutil import atomic_write_bytes, contained
-from brain_core.records import now_iso, slugify
-from brain_core.store.shelves import Doc
 from brain_core.lifecycle.common import (
     first_sentence,
     load_docs,
@@ -42,6 +39,9 @@ from brain_core.lifecycle.common import (
     write_files,
 )
 from brain_core.lifecycle.compile import common_title
+from brain_core.records import now_iso, slugify
+from brain_core.store.fsutil import atomic_write_bytes, contained
+from brain_core.store.shelves import Doc
 
 PROPOSALS = "knowledge/proposals"
 REJECTED = "archive/proposals"
@@ -166,7 +166,7 @@ def render(p: Proposal) -> str:
 
 
 def write_proposals(brain, *, dry_run: bool = False) -> list[Proposal]:
-    from brain_core.sync import require_writer
+    from brain_core.config.machine import require_writer
 
     found = propose(brain)
     if not dry_run and found:
@@ -177,7 +177,7 @@ def write_proposals(brain, *, dry_run: bool = False) -> list[Proposal]:
 
 def _relocate(brain, src: str, dst: str, status: str, message: str) -> str:
     """Move a page, set its status and fix its relative links, in one commit."""
-    from brain_core.sync import require_writer
+    from brain_core.config.machine import require_writer
 
     require_writer(brain.config, "change page proposals")
     text = brain.read_text(src)

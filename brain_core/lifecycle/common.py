@@ -7,56 +7,20 @@ only what the catalog has never seen (a hand edit not yet indexed, say).
 
 from __future__ import annotations
 
-import re
-import time
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
-import numpy as np
-
+from brain_core.catalog.vectors import vectors  # noqa: F401 - re-exported for the lifecycle steps
 from brain_core.errors import MalformedRecord
-from brain_core.store.fsutil import atomic_write_bytes, contained
 from brain_core.records import Record, parse_time
-from brain_core.store.shelves import Doc, read_docs
+from brain_core.store.archive import archive_path  # noqa: F401 - re-exported for the lifecycle steps
+from brain_core.store.fsutil import atomic_write_bytes, contained
+from brain_core.store.shelves import Doc, load_docs, read_docs  # noqa: F401
+from brain_core.text.words import NEGATIONS, first_sentence, negated, numbers, sentences, words  # noqa: F401
 
 EXPIRED_TAG = "stale:expired"
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n+")
-_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*%?")
-NEGATIONS = ("not", "no", "never", "none", "nothing", "without", "cannot", "neither", "nor")
-_NEG_RE = re.compile(r"\b(?:" + "|".join(NEGATIONS) + r")\b|n't\b", re.I)
 
 
 # -- docs and vectors -------------------------------------------------------------------------------
-
-
-def load_docs(brain, shelves: Sequence[str]) -> list[Doc]:
-    """Every readable file on ``shelves``, straight from the files (bad ones are lint's business)."""
-    return sorted(read_docs(brain.root, shelves), key=lambda d: (d.record.created, d.path))
-
-
-def vectors(brain, docs: Sequence[Doc]) -> np.ndarray:
-    """One L2-normalised vector per doc: from the catalog by text checksum, else embedded now."""
-    out = np.zeros((len(docs), brain.index.dim), dtype=np.float32)
-    if not docs:
-        return out
-    if getattr(brain.index, "backend", "sqlite") == "postgres":  # the server catalog's own checksum reuse
-        found, _ = brain.index._vectors_for(brain.index.conn(), list(docs))
-        return np.stack(found).astype(np.float32)
-    conn = brain.index.conn()
-    need: list[int] = []
-    for i, d in enumerate(docs):
-        row = conn.execute("SELECT v.embedding FROM docs x JOIN docs_vec v ON v.rowid = x.rowid "
-                           "WHERE x.text_sha = ? LIMIT 1", (d.text_sha,)).fetchone()
-        if row is None:
-            need.append(i)
-        else:
-            out[i] = np.frombuffer(row[0], dtype=np.float32)
-    if need:
-        fresh = brain.embedder.embed([docs[i].embed_text for i in need])
-        for j, i in enumerate(need):
-            out[i] = fresh[j]
-    return out
 
 
 # -- value ------------------------------------------------------------------------------------------------
@@ -143,15 +107,6 @@ def on_shelf(rel: str) -> bool:
     return core_on_shelf(rel)
 
 
-def archive_path(brain, rel: str, record_id: str | None = None) -> str:
-    """``archive/<rel>``, or with the record id before the suffix when that name is taken."""
-    target = f"archive/{rel}"
-    if (brain.root / target).exists():
-        p = Path(target)
-        target = str(p.with_name(f"{p.stem}.{record_id or int(time.time())}{p.suffix}").as_posix())
-    return target
-
-
 # -- pages ---------------------------------------------------------------------------------------------------
 
 
@@ -190,29 +145,3 @@ def md_link(label: str, target: str) -> str:
 # -- words -----------------------------------------------------------------------------------------------------
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip()]
-
-
-def words(text: str) -> list[str]:
-    from brain_core.recall.hybrid import STOPWORDS
-
-    return [w for w in (m.group(0).lower().strip("'-") for m in _WORD.finditer(text or ""))
-            if len(w) > 1 and w not in STOPWORDS and w not in NEGATIONS]
-
-
-def numbers(text: str) -> set[str]:
-    return {n.rstrip(".,:").replace(",", "") for n in _NUMBER.findall(text or "")}
-
-
-def negated(text: str) -> bool:
-    return bool(_NEG_RE.search(text or ""))
-
-
-def first_sentence(text: str, limit: int = 100) -> str:
-    s = sentences(text)
-    first = (s[0] if s else (text or "").strip()).lstrip("#*- ").strip()
-    if len(first) <= limit:
-        return first.rstrip(".")
-    cut = first[:limit].rsplit(" ", 1)[0]
-    return (cut if len(cut) > limit // 2 else first[:limit]).rstrip(" ,;:.") + "…"

@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from brain_core.records import Record, slugify
-from brain_core.store.shelves import Doc
 from brain_core.lifecycle.common import (
     load_docs,
     md_link,
@@ -33,6 +31,8 @@ from brain_core.lifecycle.common import (
     words,
     write_files,
 )
+from brain_core.records import Record, slugify
+from brain_core.store.shelves import Doc
 
 GENERATED_BY = "aida brain compile"
 DEFAULT_MIN = 2
@@ -197,7 +197,7 @@ def page_path(brain, slug: str) -> str:
 
 
 def compile_lessons(brain, *, dry_run: bool = False) -> CompileReport:
-    from brain_core.sync import require_writer
+    from brain_core.config.machine import require_writer
 
     if not dry_run:
         require_writer(brain.config, "compile pages")

@@ -35,8 +35,6 @@ from typing import Sequence
 import numpy as np
 
 from brain_core.errors import BrainError, InvalidInput, MalformedRecord
-from brain_core.records import Record, now_iso, slugify
-from brain_core.store.shelves import Doc
 from brain_core.lifecycle.common import (
     archive_path,
     load_docs,
@@ -48,6 +46,8 @@ from brain_core.lifecycle.common import (
     words,
 )
 from brain_core.lifecycle.judge import DEFAULT_MAX_CHARS, Judge, Verdict, conflicts_between, make_judge
+from brain_core.records import Record, now_iso, slugify
+from brain_core.store.shelves import Doc
 
 DEFAULT_SIMILARITY = 0.9
 _INSTRUCTION = re.compile(r"\b(?:always|never|must|don'?t|do not|make sure|avoid|remember to)\b", re.I)
@@ -265,7 +265,7 @@ def consolidate(brain, *, dry_run: bool = False, judge: Judge | None = None,
                 drafter=None, settings: Settings | None = None) -> Report:
     """Propose -> judge -> apply. ``drafter(originals, key, profile) -> Draft`` replaces the
     default drafter (the judge must still pass what it makes)."""
-    from brain_core.sync import require_writer
+    from brain_core.config.machine import require_writer
 
     if not dry_run:
         require_writer(brain.config, "consolidate records")
@@ -306,7 +306,7 @@ def apply(brain, p: Proposal, verdict: Verdict) -> Outcome:
 def resolve(brain, keep: str) -> Outcome:
     """The user's choice for a listed contradiction: keep the record at ``keep`` as the durable
     one for its key and archive the group's events (nothing is judged: the user decided)."""
-    from brain_core.sync import require_writer
+    from brain_core.config.machine import require_writer
 
     require_writer(brain.config, "consolidate records")
     _, contradictions = propose(brain)

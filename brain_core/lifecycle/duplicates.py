@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brain_core.errors import MalformedRecord
 from brain_core.brain.dedupe import compare, find_pairs, linked_sources, terms
-from brain_core.records import Record, new_id, now_iso
+from brain_core.errors import MalformedRecord
 from brain_core.lifecycle.common import archive_path, load_docs, vectors
+from brain_core.records import Record, new_id, now_iso
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from brain_core.errors import InvalidInput, MalformedRecord
-from brain_core.store.fsutil import atomic_write_bytes, fsync_dir
 from brain_core.records import KEY_RE, PROFILE_RE, Record, now_iso
+from brain_core.store.archive import FIELD, forgotten_at  # noqa: F401 - the write path asks it too
+from brain_core.store.fsutil import atomic_write_bytes, fsync_dir
 
-FIELD = "forgotten"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -101,27 +101,6 @@ def archived(brain, forgotten_only: bool = True) -> list[tuple[str, Record]]:
     return out
 
 
-def forgotten_at(root: Path, rel: str) -> Record | None:
-    """The newest forgotten record that lived at ``rel`` (``memories/<profile>/<key>.json``), or None.
-    The write path asks this when a key is written again: the new record is then a correction."""
-    folder = Path(root) / "archive" / PurePosixPath(rel).parent
-    if not folder.is_dir():
-        return None
-    stem = PurePosixPath(rel).stem
-    best = None
-    for path in folder.glob(f"{stem}*.json"):
-        if path.name != f"{stem}.json" and not path.name.startswith(f"{stem}."):
-            continue
-        try:
-            rec = Record.from_bytes(path.read_bytes(), path.name)
-        except (MalformedRecord, OSError):
-            continue
-        mark = rec.extra.get(FIELD)
-        if isinstance(mark, dict) and mark.get("path", rel) == rel and (best is None or rec.id > best.id):
-            best = rec
-    return best
-
-
 # ------------------------------------------------------------------------------------------ forget
 def forget(brain, key: str, profile: str | None = None, reason: str = "", by: str = "cli") -> Moved:
     """Move the record to ``archive/`` with why, when and who asked, in one commit."""
@@ -190,8 +169,8 @@ def restore(brain, key: str, profile: str | None = None) -> Moved:
 def _reindex(brain) -> list[str]:
     """INDEX.md and its shelf as they are now, written when they changed (the caller commits them
     with the move, so the forget is one commit and INDEX.md never lists a forgotten record)."""
-    from brain_core.redact import scrub
     from brain_core.lifecycle.tier_index import INDEX, SHELF, plan
+    from brain_core.redact import scrub
 
     if brain.read_text(INDEX) is None:
         return []  # no INDEX.md yet: maintain or setup makes it

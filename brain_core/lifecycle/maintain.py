@@ -13,7 +13,7 @@
    the history, and ``aida brain recall --as-of`` still finds it.
 4. **Lint** (``brain_core.lifecycle.lint``) and 5. **INDEX.md** regenerated within its budget; 6. Codex's
    generated memory block in ``AGENTS.md`` refreshed from it, where ``aida hooks install codex``
-   put one (:func:`brain_core.agents.session_start.refresh_agents_block`).
+   put one (``refresh``: the CLI passes :func:`brain_core.agents.session_start.refresh_agents_block`).
 
 On a reader machine (``machine.role: reader``) the pass only reports. ``.aida/maintain.json``
 records the last run so a caller can tell whether one is due (:func:`due`).
@@ -25,8 +25,6 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from brain_core.store.fsutil import atomic_write_bytes
-from brain_core.records import now_iso
 from brain_core.lifecycle.common import (
     EXPIRED_TAG,
     archive_path,
@@ -37,6 +35,8 @@ from brain_core.lifecycle.common import (
     setting,
     value_of,
 )
+from brain_core.records import now_iso
+from brain_core.store.fsutil import atomic_write_bytes
 
 DAY = 86400.0
 STATE = "maintain.json"
@@ -80,11 +80,11 @@ class Settings:
                    tuple(str(t) for t in (keep or ())))
 
 
-def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> MaintainReport:
+def maintain(brain, *, dry_run: bool = False, now: float | None = None, refresh=None) -> MaintainReport:
+    from brain_core.config.machine import machine_role
     from brain_core.lifecycle.lint import lint
-    from brain_core.recall.hybrid import RecallParams
-    from brain_core.sync import machine_role
     from brain_core.lifecycle.tier_index import regenerate
+    from brain_core.recall.hybrid import RecallParams
 
     reader = machine_role(brain.config) != "writer"
     dry = dry_run or reader
@@ -126,9 +126,7 @@ def maintain(brain, *, dry_run: bool = False, now: float | None = None) -> Maint
     # 4. lint, 5. INDEX.md
     problems = tuple(f"{p.path}: {p.message}" for p in lint(brain))
     idx = regenerate(brain, dry_run=dry)
-    from brain_core.agents.session_start import refresh_agents_block  # 6. Codex's block in AGENTS.md, where installed
-
-    agents = refresh_agents_block(brain, dry_run=dry)
+    agents = refresh(brain, dry_run=dry) if refresh else None  # 6. the agents' copies (Codex's AGENTS.md block)
     report = MaintainReport(dry_run=dry, scored=len(docs), low_value=sum(1 for v in scores.values()
                                                                           if v < settings.archive_below),
                             expired=tuple(d.path for d in expired), archived=tuple(moves), problems=problems,

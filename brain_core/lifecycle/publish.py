@@ -51,7 +51,7 @@ def accepted_pages(brain) -> list[tuple[str, dict, str]]:
 
 
 def publish(brain, slugs: list[str] | None = None, *, dry_run: bool = False) -> PublishReport:
-    from brain_core.sync import require_writer
+    from brain_core.config.machine import require_writer
 
     if not dry_run:
         require_writer(brain.config, "publish pages")

@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from brain_core.records import Record, slugify
 from brain_core.lifecycle.common import (
     EXPIRED_TAG,
     first_sentence,
@@ -39,6 +38,7 @@ from brain_core.lifecycle.common import (
     split_front_matter,
     write_files,
 )
+from brain_core.records import Record, slugify
 
 INDEX = "INDEX.md"
 SHELF = "INDEX.shelf.md"

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from brain_core.recall.confidence import assess
 from brain_core.catalog.embed import embed_later
+from brain_core.errors import BrainError, InvalidInput
+from brain_core.recall.confidence import assess
 from brain_core.recall.kinds import wanted, with_kind
 from brain_core.recall.places import (
     asks,
@@ -29,14 +30,15 @@ from brain_core.recall.places import (
     with_questions,
     with_source_context,
 )
-from brain_core.errors import BrainError, InvalidInput
 from brain_core.records import Record
 from brain_core.store.shelves import SHELVES
-from brain_core.text.stopwords import FUNCTION_WORDS
-from brain_core.text.when import find_dates
 
 # English function words plus question words: a question's function words only add noise to bm25.
-STOPWORDS = FUNCTION_WORDS | frozenset("tell know remember say said".split())
+from brain_core.text.stopwords import (
+    STOPWORDS,  # noqa: E402,F401 - recall's stop words, kept here by name
+)
+from brain_core.text.when import find_dates
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_SHELVES = ("memories", "events", "knowledge")
 _FILTERED_INSIDE = (frozenset(DEFAULT_SHELVES), frozenset(SHELVES))  # shelf sets the vector search filters itself
@@ -370,7 +372,9 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     n = max(params.candidates, k * 4)
     backend = getattr(index, "backend", "sqlite")
     if backend == "postgres":  # the two stages run on the server; everything after them is shared
-        from brain_core.recall.postgres import filters as where_of, gather as stages_of, neighbours as near_of
+        from brain_core.recall.postgres import filters as where_of
+        from brain_core.recall.postgres import gather as stages_of
+        from brain_core.recall.postgres import neighbours as near_of
     else:
         where_of, stages_of, near_of = _filters, gather, neighbours
     # recency mode needs the keyword matches to know what the question is about, whatever the weights
@@ -467,7 +471,8 @@ def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, h
     topic words; :mod:`brain_core.recall.recency`).
     Records created in the same second (``created`` has seconds) come in the order they were
     written, which their ids keep to the millisecond."""
-    from brain_core.recall.recency import pool as topic_pool, topic, topic_words
+    from brain_core.recall.recency import pool as topic_pool
+    from brain_core.recall.recency import topic, topic_words
 
     words = topic_words(query)  # the topic: the question less "newest", "last" ...
     if has_words and words and stages:

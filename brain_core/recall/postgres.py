@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from brain_core.catalog.embed import later
-from brain_core.recall.places import NEIGHBOUR_SPAN, NEIGHBOUR_WINDOW_S, SIDES
+from brain_core.catalog.postgres.index import vec_param
 from brain_core.recall.hybrid import (
     _WORD,
     DEFAULT_SHELVES,
@@ -28,8 +28,8 @@ from brain_core.recall.hybrid import (
     _filters,
     fts_query,
 )
+from brain_core.recall.places import NEIGHBOUR_SPAN, NEIGHBOUR_WINDOW_S, SIDES
 from brain_core.text.when import find_dates
-from brain_core.catalog.postgres.index import vec_param
 
 _QUOTED = re.compile(r'"(\w+)"')
 

@@ -22,9 +22,9 @@ an attribute or a placeholder) and the entropy rule skips hex, paths and identif
 from __future__ import annotations
 
 import base64
-from bisect import bisect_left, bisect_right
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterator

@@ -27,7 +27,8 @@ _WINDOW = 1000  # how far from a keyword a gitleaks match may start or end
 def _gitleaks():
     global _GITLEAKS
     if _GITLEAKS is None:
-        from brain_core.redact.gitleaks import GLOBAL_ALLOW, RULES as GL, STOPWORDS
+        from brain_core.redact.gitleaks import GLOBAL_ALLOW, STOPWORDS
+        from brain_core.redact.gitleaks import RULES as GL
 
         glob = tuple(re.compile(a) for a in GLOBAL_ALLOW)
         rules = [[rid, rx, None, group, entropy, kws, allow, tuple(STOPWORDS) + tuple(w.lower() for w in stop), glob]

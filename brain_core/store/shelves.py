@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from brain_core.errors import MalformedRecord
 from brain_core.records import RECORD_TYPES, Record, parse_time, slugify
@@ -274,3 +274,8 @@ def created_ts(record: Record) -> float:
 
 def json_tags(record: Record) -> str:
     return json.dumps(record.tags, ensure_ascii=False)
+
+
+def load_docs(brain, shelves: Sequence[str]) -> list[Doc]:
+    """Every readable file on ``shelves``, straight from the files (bad ones are lint's business)."""
+    return sorted(read_docs(brain.root, shelves), key=lambda d: (d.record.created, d.path))

@@ -40,18 +40,17 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from brain_core.config.machine import ROLES, machine_name, machine_role, require_writer  # noqa: F401 - used here and re-exported
 from brain_core.errors import BrainError, GitError, InvalidInput
 from brain_core.store.fsutil import atomic_write_bytes
 from brain_core.store.git import last_line
 
-ROLES = ("writer", "reader")
 GENERATED = ("INDEX.md", "INDEX.shelf.md")
 # Whole-file merges for records; pages and YAML keep git's line merge.
 ATTRIBUTES = "*.json -merge\n"
@@ -60,26 +59,6 @@ _FIELD_NUM = re.compile(r"^\D{0,8}?(\d{1,12})$")
 
 
 # -- roles ------------------------------------------------------------------------------------------------
-
-
-def machine_role(config) -> str:
-    role = str(config.get("machine.role", "writer") or "writer").strip().lower()
-    if role not in ROLES:
-        raise InvalidInput(f"machine.role is {role!r}; set it to writer or reader with "
-                           "`aida config set machine.role writer`.")
-    return role
-
-
-def require_writer(config, doing: str) -> None:
-    """Refuse a write on a reader machine, saying how to do it instead."""
-    if machine_role(config) != "writer":
-        raise BrainError(f"This machine is a reader (machine.role), so it does not {doing}; run it on the writer, "
-                         "or use --dry-run to see the plan here.")
-
-
-def machine_name(config) -> str:
-    raw = str(config.get("machine.name", "") or socket.gethostname() or "machine")
-    return re.sub(r"[^A-Za-z0-9-]+", "-", raw).strip("-").lower()[:40] or "machine"
 
 
 # -- counters ----------------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date as Date, timedelta
+from datetime import date as Date
+from datetime import timedelta
 from typing import Any, Iterable, Sequence
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from brain_core.errors import BrainError, InvalidInput
+from brain_core.text.stopwords import COMMON_WORDS as _COMMON
 
 GLOSSARY_FILE = "glossary.yaml"
 DEFAULT_THRESHOLD = 0.82
@@ -43,20 +44,6 @@ _WORD = re.compile(r"\w+")  # letters, digits, underscore: "Thomas_var" is one w
 _JOINER = re.compile(r"[ \t-]+")  # what may stand between the words of one multi-word name
 
 # Words too common to be a mishearing of a name, whatever their spelling distance.
-_COMMON = frozenset(
-    """a about above after again against all also always am an and another any are around as at
-    away back be because been before being below better between both but by came can come could
-    day did do does doing done down during each even every few first for from further get give
-    go going good got great had has have having he her here hers him his how i if in into is it
-    its just know last let like little look made make many may me might more most much must my
-    never new next no nor not now of off often on once one only or other others our out over own
-    owned owns people really right said same say says see she should since so some something
-    still such take than thank thanks that the their them then there these they thing things
-    think this those three through time to today too two under until up us very want was way we
-    well were what when where which while who whom why will with without would year yes yet you
-    your yours""".split()
-)
-COMMON_WORDS = _COMMON
 
 
 @dataclass(frozen=True)

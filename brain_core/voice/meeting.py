@@ -25,7 +25,8 @@ import json
 import os
 import re
 from dataclasses import dataclass, replace
-from datetime import date as Date, datetime
+from datetime import date as Date
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 

@@ -24,14 +24,14 @@ from typing import Callable
 
 import numpy as np
 
+from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
 from brain_core.catalog.sqlite import db as dbmod
-from brain_core.catalog.sqlite.rows import file_sum, store_dirs, tx
 from brain_core.catalog.sqlite.db import header_problem
-from brain_core.errors import BrainError, MissingDependency
 from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
+from brain_core.catalog.sqlite.rows import file_sum, store_dirs, tx
+from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import Doc, created_ts, json_tags
-from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
 
 # While pgvector builds an HNSW index it keeps the graph in the session's maintenance_work_mem: each
 # row's vector (dim x 4 bytes) and its neighbour lists (about 1 kB at m = 16). A graph that outgrows

@@ -25,13 +25,13 @@ from typing import Callable
 import numpy as np
 
 from brain_core.catalog.sqlite import db as dbmod
-from brain_core.catalog.sqlite.rows import delete, drop_seed, file_sum, store_dirs, tx, upsert
 from brain_core.catalog.sqlite.db import header_problem
+from brain_core.catalog.sqlite.rows import delete, drop_seed, file_sum, store_dirs, tx, upsert
+from brain_core.catalog.sqlite.vcache import VectorCache, plausible_vector
 from brain_core.errors import MalformedRecord
 from brain_core.store.fsutil import discard, sweep_tmp
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import Doc, FileInfo, Problem, checksum, dir_mtimes, leaf_dirs, load_doc, walk
-from brain_core.catalog.sqlite.vcache import VectorCache, plausible_vector
 
 INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
