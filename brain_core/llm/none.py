@@ -1,4 +1,5 @@
-"""The offline answer: sentences lifted from the recalled records, each cited by key and date.
+"""The ``none`` provider: an answer without a model, as sentences lifted from the recalled records,
+each cited by key and date (:mod:`brain_core.answer.offline` words it by confidence).
 
 The best hit is always quoted (recall found it by meaning); the next ones only when they share a
 word with the question, so a far neighbour is not passed off as an answer.
