@@ -36,7 +36,8 @@ def soundex(word: str) -> str:
 def attendee_glossary(glossary, attendees: Sequence[str], text: str):
     """``glossary`` plus each attendee as a term, with the words of ``text`` that sound like them
     as aliases."""
-    from brain_core.voice.glossary import COMMON_WORDS, Glossary, Term
+    from brain_core.text.stopwords import COMMON_WORDS
+    from brain_core.voice.glossary import Glossary, Term
 
     known = {t.name.casefold(): t for t in glossary.terms}
     heard = set(_CAPITALISED.findall(text))
