@@ -200,8 +200,8 @@ def _finite(x: int | float) -> bool:
         return False
 
 
-def validate_new(body: str, type: str, key: str | None, profile: str) -> tuple[str, str, str]:
-    """Check what a caller asks to remember; returns (body, type, key) cleaned."""
+def validate_new(body: object, type: str, key: str | None, profile: str) -> tuple[str, str, str]:
+    """Check what a caller asks to remember (``body`` as given, of any type); returns (body, type, key) cleaned."""
     if not isinstance(body, str) or not body.strip():
         raise InvalidInput("Nothing to remember: the body is empty.")
     body = body.strip()

@@ -29,9 +29,11 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from brain_core.errors import BrainError, InvalidInput
 from brain_core.store.fsutil import atomic_write_text
@@ -50,7 +52,7 @@ class Plan:
     tool: str
     path: Path
     before: str | None
-    after: str
+    after: str | None  # None: the file stays absent
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -59,7 +61,7 @@ class Plan:
 
     def diff(self) -> str:
         old = (self.before or "").splitlines(keepends=True)
-        new = self.after.splitlines(keepends=True)
+        new = (self.after or "").splitlines(keepends=True)
         label = str(self.path)
         return "".join(difflib.unified_diff(old, new, f"{label} (now)" if self.before is not None else "/dev/null",
                                             f"{label} (with Aida)"))
@@ -162,6 +164,7 @@ def apply(plan: Plan) -> Path | None:
             backup = plan.path.with_name(f"{plan.path.name}.aida-{time.strftime('%Y%m%d-%H%M%S')}-{n}.bak")
             n += 1
         atomic_write_text(backup, plan.before)
+    assert plan.after is not None  # a changed plan has text to write (after is None only when before is)
     # A settings file that is a symlink (dotfiles kept in a repository) stays one: write its target.
     atomic_write_text(Path(os.path.realpath(plan.path)), plan.after)
     return backup
@@ -311,7 +314,7 @@ def spawn_detached(args: list[str], brain: str | None = None, log: Path | None =
     """Start ``python -m brain_core [--brain B] <args>`` in its own session and return its pid
     without waiting: the agent's hook returns at once, the harvest goes on in the background."""
     argv = aida_argv(brain) + list(args)
-    out = subprocess.DEVNULL
+    out: int | IO[bytes] = subprocess.DEVNULL
     handle = None
     if log is not None:
         try:
@@ -321,7 +324,7 @@ def spawn_detached(args: list[str], brain: str | None = None, log: Path | None =
         except OSError:
             out = subprocess.DEVNULL
     kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": out, "close_fds": True}
-    if os.name == "nt":
+    if sys.platform == "win32":
         kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
     else:
         kwargs["start_new_session"] = True
@@ -376,6 +379,7 @@ def plan_habit(tool: str, brain: str | None = None, home: Path | None = None, re
     if before is not None and _HABIT_RE.search(before):
         if not remove:  # replaced where it stands: another generated section after it stays after it
             m = _HABIT_RE.search(before)
+            assert m is not None  # searched just above
             lead = "\n\n" if m.start() > 0 else ""
             tail = "\n" if m.end() < len(before) else ""
             return Plan(tool, path, before, before[:m.start()] + lead + habit_text(brain) + tail + before[m.end():])

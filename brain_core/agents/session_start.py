@@ -125,8 +125,9 @@ def _entry(root: Path, line: str, rel: str) -> Entry | None:
         return None
     if not isinstance(d, dict):
         return None
-    tags = d.get("tags") if isinstance(d.get("tags"), list) else []
-    body = d.get("body") if isinstance(d.get("body"), str) else ""
+    raw_tags, raw_body = d.get("tags"), d.get("body")
+    tags = raw_tags if isinstance(raw_tags, list) else []
+    body = raw_body if isinstance(raw_body, str) else ""
     return Entry(line, rel, str(d.get("type") or ""), tuple(str(t) for t in tags), str(d.get("created") or ""), body)
 
 
@@ -322,11 +323,12 @@ def agents_section(root: Path, budget: int) -> str:
 def with_agents_block(text: str | None, section: str, only_if_present: bool = False) -> str | None:
     """``text`` with ``section`` between the markers (replacing what was there, else appended);
     None when ``only_if_present`` and the markers are not there."""
-    m = _BLOCK_RE.search(text or "")
+    src = text or ""
+    m = _BLOCK_RE.search(src)
     if m is not None:
         lead = "\n\n" if m.start() > 0 else ""
-        tail = "\n" if m.end() < len(text) else ""
-        return text[:m.start()] + lead + section + tail + text[m.end():]
+        tail = "\n" if m.end() < len(src) else ""
+        return src[:m.start()] + lead + section + tail + src[m.end():]
     if only_if_present:
         return None
     rest = (text or "").rstrip("\n")

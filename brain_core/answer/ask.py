@@ -21,7 +21,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from brain_core.answer import lessons as lessons_mod
 from brain_core.answer import runs
@@ -102,7 +102,7 @@ def ask(brain, question: str, *, llm: Any = DEFAULT, router: Router | None = Non
             llm, fallback = None, str(e)
     route = _gate(brain, question, route, llm)
     marks["route"] = time.perf_counter()
-    run = {"id": runs.new_run_id(), "at": now_iso(), "question": question, "route": route.to_json(),
+    run: dict[str, Any] = {"id": runs.new_run_id(), "at": now_iso(), "question": question, "route": route.to_json(),
            "provider": {"name": getattr(llm, "name", "none"), "model": getattr(llm, "model", None)},
            "cached": False, "fallback": None, "consulted": [], "lessons": [], "live": None,
            "usage": None, "cost_usd": None}
@@ -230,7 +230,7 @@ def _level(hits: list, cited: list[str]) -> str:
 
 
 def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm,
-            left_out: list[str] = ()) -> tuple[Any, list[str], dict | None]:
+            left_out: Sequence[str] = ()) -> tuple[Any, list[str], dict | None]:
     """``(text, cited ids, usage)``; text is the :class:`ProviderError` when the provider failed."""
     if llm is None:
         ex = compose(question, hits, corrections=notes, left_out=left_out, newest=route.mode == "recency")
@@ -254,7 +254,7 @@ def _answer(question: str, route: Route, hits: list, notes: tuple[str, ...], llm
 
 
 def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] = (),
-                 closest: list = (), newest: bool = False) -> tuple[str, str]:
+                 closest: Sequence = (), newest: bool = False) -> tuple[str, str]:
     """The system and user prompts. ``hits=None``: a question the router kept out of the brain;
     ``hits`` are the records that answer it (strong only), ``closest`` a weak one shown as such
     (with what it lacks of the question, :mod:`brain_core.recall.coverage`); ``newest``: a recency

@@ -64,7 +64,8 @@ class LiveAnswer:
 
 
 class LiveSource(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: the sources are frozen dataclasses
 
     def fetch(self, question: str) -> LiveAnswer: ...
 

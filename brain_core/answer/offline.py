@@ -11,7 +11,7 @@ has nothing, and what it tried.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from brain_core.llm.none import Extract, best_sentences, citation, terms
 from brain_core.recall.confidence import IGNORED, STRONG, WEAK, content_words
@@ -68,7 +68,7 @@ def _also(entry: dict) -> str:
     return origin_of(str(entry.get("source") or ""), str(entry.get("created") or "")) or f"{entry.get('profile') or 'me'}/{entry.get('key')} ({str(entry.get('created') or '')[:10]})"
 
 
-def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str] = (), left_out: Sequence[str] = (),
+def compose(question: str, hits: Sequence[Any], *, corrections: Iterable[str] = (), left_out: Sequence[str] = (),
             max_records: int = 3, newest: bool = False) -> Extract:
     """The offline answer from ``hits`` (best first, each with a ``confidence``); ``newest``: they
     are newest first (a recency question), and the answer names the newest one's date."""
@@ -85,7 +85,8 @@ def compose(question: str, hits: Sequence[object], *, corrections: Iterable[str]
             body = str(getattr(hit.record, "body", ""))
             if i and q and not q & terms(body) and getattr(hit, "path", None) not in superseded:
                 continue  # below the best, a record that shares no word with the question is noise
-            lines.append(f"- {_line(question, hit, superseded.get(getattr(hit, 'path', None), ''))}")
+            path = getattr(hit, "path", None)
+            lines.append(f"- {_line(question, hit, superseded.get(path, '') if path is not None else '')}")
             cited.append(str(hit.record.id))
         text = (recency_header(strong) if newest else "From your brain:") + "\n" \
             + "".join(f"{d}\n" for d in disagree) + "\n".join(lines)

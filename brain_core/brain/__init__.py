@@ -246,6 +246,7 @@ class Brain:
         raw = item.get("body")
         red = redact(raw) if isinstance(raw, str) else None
         body, type_, key = validate_new(red.text if red is not None else raw, type_, item.get("key"), profile)
+        assert isinstance(raw, str)  # validate_new refused any other body
         key = scrub.slug(key, body, scrub.fragments(raw, red))  # nor a word of a secret the body had
         tags = [redact(t).text for t in clean_tags(item.get("tags"))]
         created = item.get("created") or now_iso()
@@ -418,7 +419,7 @@ class Brain:
 
         project = project if project is not None else self.project
         lift = float(self.config.get("recall.project_boost", 0.3)) if project and not recent else 0.0
-        if lift > 0 and not self._has_project(project):
+        if lift > 0 and project is not None and not self._has_project(project):
             lift = 0.0  # no record of that project: recall exactly as without one
         want = max(k * 4, 20) if lift > 0 else k  # room below the cut for the project's records to rise
 

@@ -126,7 +126,10 @@ def shape(text: str) -> Shape:
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _REPLACED_BY.finditer(text)]
     seg_marks = [m.start() for m in _SEGMENT.finditer(text)]
-    toks, rejected, affirmed, spelled = [], set(), set(), {}
+    toks: list[Tok] = []
+    rejected: set[str] = set()
+    affirmed: set[str] = set()
+    spelled: dict[str, str] = {}
     start = 0
     bounds = [m.end() for m in _SENTENCE.finditer(text)] + [len(text)]
     for sent, end in enumerate(bounds):
@@ -791,7 +794,8 @@ def rival(m: dict):
 def answer_notes(hits: Sequence) -> tuple[list[str], dict[str, str]]:
     """For the offline answer: the "Two of your records disagree" lines, and for each superseded hit
     what supersedes it ("superseded by Codex's record of June")."""
-    lines, superseded = [], {}
+    lines: list[str] = []
+    superseded: dict[str, str] = {}
     for h in hits:
         for m in getattr(h, "disagrees", None) or ():
             other = rival(m)

@@ -111,7 +111,7 @@ def same_as_held(brain, rec: Record, rel: str) -> Record | None:
 def held(brain) -> list[Held]:
     """Everything in quarantine, oldest first (unreadable files are skipped: lint names them)."""
     root = brain.root / FOLDER
-    out = []
+    out: list[Held] = []
     if not root.is_dir():
         return out
     for path in sorted(root.glob("*/*.json")):

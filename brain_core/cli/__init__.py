@@ -66,6 +66,8 @@ class Parser(argparse.ArgumentParser):
     prints ``usage: aida [-h] [--brain DIR] COMMAND`` for a typo in ``aida brain recall --tpye``;
     here the subcommand that met the typo reports it."""
 
+    nested: dict[str, list[str]]  # each group's subcommands, set by build_parser
+
     def error(self, message):
         """argparse's message, with the nearest command for a mistyped one ("did you mean 'recall'?")."""
         import difflib
@@ -99,7 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     brain = sub.add_parser("brain", help="the brain: remember, recall, index, status, lint, harvest...")
     groups = {"brain": brain.add_subparsers(dest="brain_command", metavar="SUBCOMMAND")}
-    brain.set_defaults(func=lambda a, c: brain.print_help() or 2)
+
+    def brain_help(args, config) -> int:
+        brain.print_help()
+        return 2
+
+    brain.set_defaults(func=brain_help)
     for name in MODULES:
         importlib.import_module(f"{__name__}.{name}").register(sub, groups)
     _finish(parser)
@@ -115,8 +122,8 @@ def _finish(parser: argparse.ArgumentParser) -> None:
             continue
         helps = {choice.dest: choice.help for choice in action._choices_actions}
         for name, sp in action.choices.items():
-            if sp.description is None and helps.get(name):
-                text = helps[name]
+            text = helps.get(name)
+            if sp.description is None and text:
                 sp.description = text[0].upper() + text[1:] + ("" if text.endswith((".", ")")) else ".")
             if not any("--brain" in a.option_strings for a in sp._actions):
                 sp.add_argument("--brain", metavar="DIR", default=argparse.SUPPRESS, help=BRAIN_HELP)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import AbstractSet
 
 from brain_core.records import RECORD_TYPES
 
@@ -220,7 +221,7 @@ def cmd_index(args, ctx) -> int:
     return 0
 
 
-def _commit_hand_edits(brain, warned: set[str] = frozenset()) -> int:
+def _commit_hand_edits(brain, warned: AbstractSet[str] = frozenset()) -> int:
     """Commit files changed by hand on the shelves, except those lint refuses (each named once)."""
     from brain_core.lifecycle.lint import commit_refusal
     from brain_core.store.shelves import SHELVES, on_shelf, printable

@@ -151,7 +151,7 @@ def cmd_set(args, ctx) -> int:
     return 0
 
 
-def _unset(node: dict, parts: list[str]) -> None:
+def _unset(node: object, parts: list[str]) -> None:
     if not isinstance(node, dict):
         return
     if len(parts) == 1:

@@ -43,7 +43,7 @@ class _Steps:
         self.n = 0
 
     @contextmanager
-    def step(self, title: str) -> Iterator[Callable[[str], None]]:
+    def step(self, title: str) -> Iterator[Callable[[str], object]]:
         self.n += 1
         self.out.write(f"\n{self.n}. {title}\n")
         self.out.flush()
@@ -70,7 +70,9 @@ def run_demo(keep: Path | None = None, voice: bool = True, out: TextIO | None = 
         with steps.step("Make a brain") as say:
             brain = Brain.init(folder / "brain", config=config)
             brain.write_text("glossary.yaml", GLOSSARY, "demo: the glossary knows how 'webhook' gets misheard")
-            say(f"git repository with Aida's layout at {brain.root}, first commit {brain.head()[:10]}")
+            head = brain.head()
+            assert head is not None  # init made the first commit
+            say(f"git repository with Aida's layout at {brain.root}, first commit {head[:10]}")
 
         with steps.step("Harvest the sample agent sessions") as say:
             from brain_core.harvest.run import sweep

@@ -98,12 +98,12 @@ def cmd_consolidate(args, ctx) -> int:
             print(f"    - {r}")
         if o.written:
             print(f"    wrote {o.written}; archived {len(o.archived)} event(s)")
-    for c in report.contradictions:
-        print(f"[contradiction] {c.profile}/{c.key}: choose one with `aida brain consolidate --keep PATH`")
-        for path in c.paths:
+    for contra in report.contradictions:
+        print(f"[contradiction] {contra.profile}/{contra.key}: choose one with `aida brain consolidate --keep PATH`")
+        for path in contra.paths:
             print(f"    {path}")
-        for d in c.details[:5]:
-            print(f"    - {d}")
+        for detail in contra.details[:5]:
+            print(f"    - {detail}")
     conflicts = _conflicts(brain)
     llm = _judge_llm(brain) if conflicts else None
     for c in conflicts:

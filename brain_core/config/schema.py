@@ -259,7 +259,7 @@ _FALSE = ("false", "no", "off", "0")
 @functools.lru_cache(maxsize=None)
 def sections() -> frozenset[str]:
     """Dotted prefixes that are sections, not settings (``recall``, ``live.weather``...)."""
-    out = set()
+    out: set[str] = set()
     for s in SETTINGS:
         parts = s.key.split(".")
         out.update(".".join(parts[:i]) for i in range(1, len(parts)))

@@ -19,6 +19,7 @@ import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Sequence
 
 from brain_core.harvest import env_dir, iter_jsonl
 from brain_core.harvest.privacy import project_name
@@ -82,7 +83,8 @@ def claude_topic(path: Path, project: str | None) -> dict | None:
     description = meta.get("description")
     if isinstance(description, str) and description.strip() and description.strip() not in body:
         body = f"{description.strip()}\n\n{body}"
-    name = meta.get("name") if isinstance(meta.get("name"), str) else path.stem
+    raw_name = meta.get("name")
+    name = raw_name if isinstance(raw_name, str) else path.stem
     modified = meta.get("modified")
     return _record(
         "claude", CLAUDE_TYPES.get(str(kind).lower(), "fact"), _key(project, name), body, path, project,
@@ -279,11 +281,11 @@ def front_matter(text: str) -> tuple[dict, str]:
 
 
 def _record(profile: str, rtype: str, key: str, body: str, path: Path, project: str | None, *,
-            created: str | None, extra_tags: list[str] = (), origin: dict | None = None) -> dict:
+            created: str | None, extra_tags: Sequence[str] = (), origin: dict | None = None) -> dict:
     if len(body) > MAX_BODY_CHARS:
         body = body[: MAX_BODY_CHARS - 40].rstrip() + "\n\n[... truncated by the mirror]"
     tags = ([f"project:{_slug(project)}"] if project else []) + list(extra_tags)
-    rec = {
+    rec: dict[str, Any] = {
         "type": rtype, "key": key, "tags": tags, "body": body, "profile": profile,
         "source": f"{profile}:memory:{display_path(path)}", "created": created,
     }

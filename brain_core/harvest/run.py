@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from brain_core.errors import BrainError, InvalidInput, ProviderError
-from brain_core.harvest import Session, Turn, render_turns, shorten
+from brain_core.harvest import Session, SessionFile, Turn, render_turns, shorten
 from brain_core.harvest.codeish import code_only
 from brain_core.harvest.distill import distill, make_key
 from brain_core.harvest.guard import standing_order
@@ -162,7 +162,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
     def skip(why: str) -> None:
         result.skipped[why] = result.skipped.get(why, 0) + 1
 
-    plan: dict[str, list[tuple[object, str]]] = {}
+    plan: dict[str, list[tuple[SessionFile, str]]] = {}
     marks: dict[str, Watermark] = {}
     if files:
         for f in files:
@@ -187,6 +187,7 @@ def _sweep(brain, sources, roots, files, ignore_quiet, dry_run, include_mirror, 
             if why:
                 skip(why)
                 continue
+            assert sf is not None  # path.is_file() held just above
             plan.setdefault(tool, []).append((sf, reason or "file"))
     else:
         for tool in sources:

@@ -69,7 +69,8 @@ class Watermark:
                     v["path"] = portable(v["path"])
             return cls(tool, sessions, data.get("through"))
         sessions = rebuilt(brain, tool)  # what the records say, with the entries that are still sound
-        good = data.get("sessions") if isinstance(data, dict) and isinstance(data.get("sessions"), dict) else {}
+        good = data.get("sessions") if isinstance(data, dict) else None
+        good = good if isinstance(good, dict) else {}
         sessions.update({str(k): v for k, v in good.items() if entry_problem(k, v) is None})
         for v in sessions.values():
             if isinstance(v, dict) and isinstance(v.get("path"), str):

@@ -108,7 +108,7 @@ def topics(brain) -> tuple[list[Topic], int]:
         if len(docs) < min_lessons:
             waiting += len(docs)
             continue
-        about: list[tuple[str, str]] = []
+        about = []
         for d in docs:
             about += [a for a in _about(d.record) if a not in about]
         out.append(Topic(slug, titles[slug], tuple(docs), tuple(about)))

@@ -179,7 +179,7 @@ def _components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
 
 
 def _near_pairs(vecs: np.ndarray, idx: list[int], threshold: float) -> list[tuple[int, int, float]]:
-    out = []
+    out: list[tuple[int, int, float]] = []
     if len(idx) < 2:
         return out
     sub = vecs[idx]
@@ -206,8 +206,8 @@ def propose(brain, settings: Settings | None = None) -> tuple[list[Proposal], li
         r = d.record
         if not (r.key == "note" and slugify(r.body) == "note"):  # "note" is the slug of text with no ASCII word
             by_key.setdefault((r.profile, r.key), []).append(i)
-    for members in by_key.values():
-        pairs += [(members[0], m) for m in members[1:]]
+    for same_key in by_key.values():
+        pairs += [(same_key[0], m) for m in same_key[1:]]
     vecs = vectors(brain, events)
     for profile in {d.record.profile for d in events}:
         idx = [i for i, d in enumerate(events) if d.record.profile == profile]
@@ -234,10 +234,10 @@ def propose(brain, settings: Settings | None = None) -> tuple[list[Proposal], li
             continue  # lint reports the broken durable record; never overwrite what cannot be read
         if len(originals) < 2:
             continue
-        details = []
-        for i, a in enumerate(originals):
-            for b in originals[i + 1:]:
-                details += conflicts_between(a.record.body, b.record.body)
+        details: list[str] = []
+        for i, one in enumerate(originals):
+            for other in originals[i + 1:]:
+                details += conflicts_between(one.record.body, other.record.body)
         if details:
             contradictions.append(Contradiction(profile, key, tuple(o.path for o in originals), tuple(details)))
             continue

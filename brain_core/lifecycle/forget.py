@@ -84,7 +84,7 @@ def find_live(brain, key: str, profile: str | None = None) -> str:
 
 def archived(brain, forgotten_only: bool = True) -> list[tuple[str, Record]]:
     """(path, record) of every record in ``archive/`` (only forgotten ones by default), newest first."""
-    out = []
+    out: list[tuple[str, Record]] = []
     root = brain.root / "archive"
     if not root.is_dir():
         return out

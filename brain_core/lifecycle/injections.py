@@ -12,7 +12,7 @@ LOG = "injections.jsonl"
 
 def injections(root: Path) -> list[dict]:
     """Every block noted in ``.aida/injections.jsonl`` (torn or foreign lines skipped)."""
-    out = []
+    out: list[dict] = []
     try:
         text = (Path(root) / ".aida" / LOG).read_text(encoding="utf-8", errors="replace")
     except OSError:

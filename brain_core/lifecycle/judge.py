@@ -21,6 +21,7 @@ from brain_core.lifecycle.common import negated, numbers, sentences, setting, wo
 
 if TYPE_CHECKING:
     from brain_core.lifecycle.consolidate import Proposal
+    from brain_core.llm.base import LLM
 
 DEFAULT_MAX_CHARS = 2000
 _NAME = re.compile(r"(?<![\w])(?:[A-Z][\w-]*[A-Za-z0-9]|\w+(?:[._/:]\w+)+)")
@@ -34,7 +35,8 @@ class Verdict:
 
 
 class Judge(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: RuleJudge is frozen, LLMJudge computes it
 
     def judge(self, proposal: Proposal) -> Verdict: ...
 
@@ -53,7 +55,7 @@ class RuleJudge:
 
 @dataclass(frozen=True)
 class LLMJudge:
-    llm: object
+    llm: LLM
     max_chars: int = DEFAULT_MAX_CHARS
 
     @property

@@ -70,7 +70,7 @@ def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:
 
 def last_harvest(brain) -> list[dict[str, Any]]:
     """Per agent: the newest harvest run's sessions, with the records each kept (or none)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for tool in ("claude", "codex", "gemini"):
         text = brain.read_text(f"harvest/{tool}.json")
         if not text:

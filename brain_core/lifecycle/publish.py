@@ -32,7 +32,7 @@ class PublishReport:
 
 
 def accepted_pages(brain) -> list[tuple[str, dict, str]]:
-    out = []
+    out: list[tuple[str, dict, str]] = []
     try:
         names = sorted(os.listdir(brain.root / "knowledge"))
     except FileNotFoundError:

@@ -209,6 +209,7 @@ class AgentCLI:
             error = _last_line(proc.stderr) or "an answer without text"
         if error is not None:
             raise unavailable(self.name, self.exe, error)
+        assert text is not None  # no text was an error, raised above
         return Completion(text=strip_fences(text) if json else text.strip(), model=model or self.model or self.name,
                           input_tokens=tokens_in, output_tokens=tokens_out, elapsed_s=elapsed)
 
@@ -242,7 +243,8 @@ def parse_claude(stdout: str) -> Parsed:
     obj = _last_json(stdout)
     if obj is None:
         return None, None, None, None, _last_line(stdout) or None
-    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    usage = obj.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     model = None
     if isinstance(obj.get("modelUsage"), dict) and obj["modelUsage"]:
         model = next(iter(obj["modelUsage"]))
@@ -291,10 +293,13 @@ def parse_gemini(stdout: str) -> Parsed:
     if err:
         return None, None, None, None, str(err.get("message") if isinstance(err, dict) else err)
     model, tokens_in, tokens_out = None, None, None
-    stats = obj.get("stats") if isinstance(obj.get("stats"), dict) else {}
-    models = stats.get("models") if isinstance(stats.get("models"), dict) else {}
+    stats = obj.get("stats")
+    stats = stats if isinstance(stats, dict) else {}
+    models = stats.get("models")
+    models = models if isinstance(models, dict) else {}
     for name, m in models.items():
-        tokens = m.get("tokens") if isinstance(m, dict) and isinstance(m.get("tokens"), dict) else {}
+        tokens = m.get("tokens") if isinstance(m, dict) else None
+        tokens = tokens if isinstance(tokens, dict) else {}
         model = model or name
         tokens_in = (tokens_in or 0) + (_int(tokens.get("prompt")) or 0)
         tokens_out = (tokens_out or 0) + (_int(tokens.get("candidates")) or 0)

@@ -14,8 +14,12 @@ from typing import Protocol, runtime_checkable
 
 @runtime_checkable
 class LLM(Protocol):
-    name: str  # "none", "openai", "anthropic"; shown in run records
-    model: str
+    # read-only (the providers are frozen dataclasses)
+    @property
+    def name(self) -> str: ...  # "none", "openai", "anthropic"; shown in run records
+
+    @property
+    def model(self) -> str: ...
 
     def complete(self, system: str, user: str, *, json: bool = False, max_tokens: int = 800) -> str: ...
 

@@ -143,7 +143,7 @@ def missing(question: str, has: Callable[[str], bool], body: str, vocab: Vocabul
     toks = tokens(question)
     plain = has
 
-    def has(word: str) -> bool:  # the record holds the word, or what its slot asks for
+    def holds(word: str) -> bool:  # the record holds the word, or what its slot asks for
         alt = SLOTS.get(word)
         return plain(word) or (alt is not None and bool(alt.search(body)))
 
@@ -158,19 +158,19 @@ def missing(question: str, has: Callable[[str], bool], body: str, vocab: Vocabul
 
     ps = pairs(toks)
     for t in toks:  # the slot
-        if t.word not in SLOTS or has(t.word):
+        if t.word not in SLOTS or holds(t.word):
             continue
-        mod = next((a for a, b in ps if b is t and not has(a.word) and vocab.phrase(a.word, b.word, least=1)), None)
+        mod = next((a for a, b in ps if b is t and not holds(a.word) and vocab.phrase(a.word, b.word, least=1)), None)
         add(f"{mod.text} {t.text}" if mod else t.text, t.word, *((mod.word,) if mod else ()))
     for a, b in ps:  # a modifier the record lacks, or an entity of two words
         if a.word in seen or b.word in seen:
             continue
-        if has(b.word) and not has(a.word) and vocab.phrase(a.word, b.word, least=1):
+        if holds(b.word) and not holds(a.word) and vocab.phrase(a.word, b.word, least=1):
             add(f"{a.text} {b.text}", a.word, b.word)
-        elif not (has(a.word) and has(b.word)) and vocab.phrase(a.word, b.word):
+        elif not (holds(a.word) and holds(b.word)) and vocab.phrase(a.word, b.word):
             add(f"{a.text} {b.text}", a.word, b.word)
     for t in toks:  # an entity of one word
-        if t.word not in seen and not has(t.word) and vocab.name(t.word):
+        if t.word not in seen and not holds(t.word) and vocab.name(t.word):
             add(t.text, t.word)
     return out
 
@@ -186,7 +186,11 @@ def check(conn, question: str, hits: Sequence[Any], rowids: Sequence[int], where
         if getattr(hit, "confidence", None) not in ("strong", "weak"):
             continue
         body = str(getattr(hit.record, "body", "") or "")
-        lacks = missing(question, lambda w, r=rowid: r in where.get(w, ()), body, vocab)
+
+        def has(w: str, r: int = rowid) -> bool:
+            return r in where.get(w, ())
+
+        lacks = missing(question, has, body, vocab)
         if lacks:
             demote(hit, tuple(lacks))
 

@@ -62,7 +62,7 @@ class Hit:
         tokens) and ``"depth": "abstract"`` says so; ``"full"``: the whole body."""
         r = self.record
         short = depth == "abstract" and bool(r.abstract)
-        out = {"id": r.id, "key": r.key, "type": r.type, "profile": r.profile, "tags": r.tags,
+        out: dict[str, Any] = {"id": r.id, "key": r.key, "type": r.type, "profile": r.profile, "tags": r.tags,
                "body": r.abstract if short else r.body,
                "path": self.path, "created": r.created, "score": round(self.score, 6), "source": r.source}
         if depth == "abstract":
@@ -106,7 +106,7 @@ class RecallParams:
         if not isinstance(c, dict):
             raise BrainError("The setting `recall` must be a section of keys (recall.vector_weight: 0.5 ...); "
                              "fix the settings file.")
-        kw = {}
+        kw: dict[str, Any] = {}
         for f in cls.__dataclass_fields__:
             if c.get(f) is None:
                 continue
@@ -342,7 +342,7 @@ def adjust(fused: float, created_ts: float, dates: list, decay: float, params: R
 def shortlist(fused: dict[int, float], k: int, dated: bool) -> list[int]:
     """The best fused candidates that go on to decay and the date lift (more when a date is named:
     a record made that day may sit below the usual cut)."""
-    return sorted(fused, key=fused.get, reverse=True)[: max(k * 8, 80) if dated else max(k * 4, 40)]
+    return sorted(fused, key=fused.__getitem__, reverse=True)[: max(k * 8, 80) if dated else max(k * 4, 40)]
 
 
 def rescore(pool: list[int], fused: dict[int, float], meta: dict[int, tuple], dates: list, params: RecallParams,

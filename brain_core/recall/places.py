@@ -88,7 +88,7 @@ def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEI
     them (brain_core.recall.postgres.neighbours); here, in process, reading it later costs no round trip."""
     if not rowids or span <= 0:
         return {}
-    sides = tuple(SIDES[side] for side in sides)
+    edges = tuple(SIDES[side] for side in sides)
     out: dict[int, list[int]] = {r: [] for r in rowids}
     for start in range(0, len(rowids), NEIGHBOUR_CHUNK):
         chunk = rowids[start:start + NEIGHBOUR_CHUNK]
@@ -98,7 +98,7 @@ def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEI
         for rowid, source, ts, rid in rows:
             if not source or ts is None:
                 continue
-            for cmp, edge, sign, order in sides:
+            for cmp, edge, sign, order in edges:
                 bound = ts + sign * window_s
                 parts.append(f"SELECT ? AS giver, x.rowid FROM (SELECT d.rowid FROM docs d WHERE d.source = ? "
                              f"AND (d.created_ts, d.id) {cmp} (?, ?) AND d.created_ts {edge} ? AND {where} "

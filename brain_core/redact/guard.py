@@ -233,7 +233,11 @@ def _exfiltration(s: str) -> bool:
                 dest = re.search(_DEST, rest, re.I)
                 if rx is _EXFIL_DATA or dest:
                     return True
-                verb = re.match(r"\w+", m.group(0)).group(0).lower() if rx is _EXFIL_SECRET else ""
+                verb = ""
+                if rx is _EXFIL_SECRET:
+                    first = re.match(r"\w+", m.group(0))
+                    assert first is not None  # the pattern starts at a word boundary, with its verb
+                    verb = first.group(0).lower()
                 # an order, not a description: "send the token", not "the flow sends a token by email"
                 if rx is _EXFIL_SECRET and re.fullmatch(_STRONG_OUT, verb, re.I) and not _described(verb):
                     return True

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import AbstractSet, Any
 
 from brain_core.redact import redact
 
@@ -90,7 +90,7 @@ def clean_key(key: str) -> str:
     return "redacted"
 
 
-def slug(key: str, masked_text: str, fragments: set[str] = frozenset()) -> str:
+def slug(key: str, masked_text: str, fragments: AbstractSet[str] = frozenset()) -> str:
     """``key``, or a key made from ``masked_text`` when the key spells a secret or carries a
     fragment of one (``fragments``: lowercase pieces of what was masked)."""
     from brain_core.records import slugify

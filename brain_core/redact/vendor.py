@@ -68,6 +68,7 @@ def _trie(words: list[str]) -> str:
 
 def _keywords_in(lowered: str) -> set[str]:
     _gitleaks()
+    assert _KEYWORDS is not None  # _gitleaks() compiled it
     hits = {m.group(1) for m in _KEYWORDS.finditer(lowered)}
     return {h[:i] for h in hits for i in range(1, len(h) + 1)}.intersection(_BY_KEYWORD)
 

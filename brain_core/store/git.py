@@ -23,6 +23,7 @@ import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import Literal
 
 from brain_core.errors import GitError, MissingDependency
 
@@ -54,6 +55,12 @@ def filters_off(repo) -> tuple[tuple[str, str], ...]:
         return ()
     return tuple((f"filter.{name}.{key}", value) for name in sorted(names)
                  for key, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")))
+
+
+class GitResult(subprocess.CompletedProcess):
+    """A finished git command; ``timed_out`` says it was killed at its timeout."""
+
+    timed_out: bool = False
 
 
 class Git:
@@ -118,7 +125,7 @@ class Git:
         return wrapper
 
     def run(self, *args: str, check: bool = True, input: str | None = None, timeout: float | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+            env: dict[str, str] | None = None) -> GitResult:
         """``git ARGS`` through GitPython's wrapper; output is text (undecodable bytes kept as
         surrogates, so any file name round-trips). ``timeout`` kills git and its helpers."""
         git = _gitpython()
@@ -138,7 +145,7 @@ class Git:
         finally:
             if stdin is not None:
                 stdin.close()
-        proc = subprocess.CompletedProcess(["git", *args], status, out, err)
+        proc = GitResult(["git", *args], status, out, err)
         proc.timed_out = timeout is not None and status != 0 and err.startswith("Timeout:")
         if check and status != 0:
             raise GitError(f"git {args[0]} failed in {self.root}: {last_line(proc)}")
@@ -223,7 +230,7 @@ class Git:
             raise GitError(f"git commit failed in {self.root}: {last_line(proc)}")
         return self.head()
 
-    def _commit_index(self, paths: list[str], message: str) -> str | None | bool:
+    def _commit_index(self, paths: list[str], message: str) -> str | None | Literal[False]:
         """Commit the index as it stands when it differs from HEAD in ``paths`` alone (nothing else
         staged): the new tree comes from the index's cached subtrees, where ``git commit --only``
         rebuilds a temporary index from HEAD's whole tree (about 4 s against 0.4 s at 100,000
@@ -256,7 +263,7 @@ class Git:
     # -- network ----------------------------------------------------------------------------------------
 
     def network(self, *args: str, deadline: float, low_speed_time: float = 30, connect_timeout: float = 15,
-                what: str = "The remote", limit: float | None = None) -> subprocess.CompletedProcess:
+                what: str = "The remote", limit: float | None = None) -> GitResult:
         """A git command that talks to a remote, with deadlines: http(s) gives up when under 1 kB/s for
         ``low_speed_time`` seconds, ssh when it cannot connect in ``connect_timeout`` or the server stops
         answering, and git itself is killed (with its helpers) at ``deadline`` (time.monotonic())."""

@@ -8,6 +8,7 @@ The lock dies with its process, so a crash never leaves the brain locked.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -66,7 +67,7 @@ class FileLock:
         self.release()
 
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from brain_core.errors import MalformedRecord
 from brain_core.records import RECORD_TYPES, Record, parse_time, slugify
@@ -159,7 +159,9 @@ def walk(root: Path, dirs: list[str] | None = None) -> tuple[list[FileInfo], lis
     files: list[FileInfo] = []
     problems: list[Problem] = []
     for d in (dirs if dirs is not None else leaf_dirs(root, problems)):
-        suffix = SHELVES[shelf_of(d)][0]
+        shelf = shelf_of(d)
+        assert shelf is not None  # dirs are leaf folders of a shelf
+        suffix = SHELVES[shelf][0]
         try:
             it = os.scandir(root / d)
         except (FileNotFoundError, NotADirectoryError):
@@ -249,7 +251,7 @@ def _knowledge_record(rel: str, data: bytes) -> Record:
     stem = Path(rel).stem
     title = meta.get("title")
     key = slugify(stem, max_words=12, max_len=80)
-    d = {
+    d: dict[str, Any] = {
         "id": str(meta.get("id") or f"knowledge-{key}")[:80],
         "type": meta.get("type") if meta.get("type") in RECORD_TYPES else "note",
         "key": key,

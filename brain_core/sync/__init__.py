@@ -441,6 +441,7 @@ def _keep_both(brain, path: str, stages: dict[int, str], host: str) -> Conflict:
         _write_blob(git, mine, target)
         git.run("add", "--", path)
         return Conflict(path, None, "kept this machine's changes; the remote had archived or removed the file")
+    assert theirs is not None and mine is not None  # one side alone returned above
     live = path[len("archive/"):]
     if path.startswith("archive/") and not (brain.root / live).exists():
         # the remote archived (and changed) a record this machine edited: the edit stays live

@@ -99,9 +99,9 @@ def merge(plain: Sequence[Segment], biased: Sequence[Segment], glossary: "Glossa
         choices.append(Choice(plain[words[i][0]].start, heard, name, (term.name,)))
     kept: dict[int, list[str]] = {}
     for k, (seg, w) in enumerate(words):
-        w = put[k] if k in put else w
-        if w:
-            kept.setdefault(seg, []).append(w)
+        said = put[k] if k in put else w
+        if said:
+            kept.setdefault(seg, []).append(said)
     segments = []
     for n, s in enumerate(plain):
         text = " ".join(kept.get(n, ()))
@@ -233,7 +233,9 @@ def _spelled(tokens: Sequence[str], last_heard: str) -> str:
     """The name as the biased decode spelled it, with the punctuation the unbiased words had."""
     text = " ".join(tokens)
     text = re.sub(r"[^\w]+$", "", text)
-    return text + re.search(r"[^\w]*$", last_heard).group(0)
+    tail = re.search(r"[^\w]*$", last_heard)
+    assert tail is not None  # [^\w]*$ matches every string, if only the empty end
+    return text + tail.group(0)
 
 
 def _names(text: str, glossary: "Glossary", threshold: float) -> set[str]:

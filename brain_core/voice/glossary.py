@@ -364,8 +364,9 @@ def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
         # difflib's ratio is at most 2 * shorter / (sum of lengths): only these lengths can reach it.
         # Rounded outwards: a length whose best ratio is exactly the threshold (0.8 for 4 letters
         # against 6) must not be lost to float error; _cached_score rules out the extra ones exactly.
-        lengths = {k for m in matchers for k in range(math.floor(len(m.b) * threshold / (2 - threshold)),
-                                                       math.ceil(len(m.b) * (2 - threshold) / threshold) + 1)}
+        # SequenceMatcher keeps its second sequence as .b; typeshed does not declare it
+        lengths = {k for m in matchers for k in range(math.floor(len(m.b) * threshold / (2 - threshold)),  # type: ignore[attr-defined]
+                                                       math.ceil(len(m.b) * (2 - threshold) / threshold) + 1)}  # type: ignore[attr-defined]
         for length in sorted(lengths):
             if length < MIN_FUZZY_LETTERS - 1:
                 continue
@@ -387,7 +388,7 @@ def _fuzzy_hits(words: _Words, term: Term, threshold: float, scores: dict):
 
 
 def _cached_score(heard: str, matcher: SequenceMatcher, threshold: float, scores: dict) -> float:
-    target = matcher.b
+    target = matcher.b  # type: ignore[attr-defined]  # the matcher's second sequence; typeshed does not declare it
     # ratio = 2 * matches / total length <= 2 * shorter / total: most pairs are ruled out by length
     if 2 * min(len(heard), len(target)) < threshold * (len(heard) + len(target)):
         return 0.0
@@ -408,7 +409,7 @@ def _inflected(heard_words: Sequence[str], name_words: Sequence[str]) -> bool:
 def _score(heard: str, matcher: SequenceMatcher, threshold: float) -> float:
     """difflib's ratio against the matcher's spelling, or any value under ``threshold`` once it
     is known to be under it."""
-    target = matcher.b
+    target = matcher.b  # type: ignore[attr-defined]  # the matcher's second sequence; typeshed does not declare it
     # The target plus an English ending ("Owens", "controlled") is another word built on it, not
     # a mishearing: leave it alone (a known one belongs in the aliases).
     if heard.startswith(target) and heard[len(target):] in _INFLECTIONS:

@@ -55,7 +55,7 @@ class Source:
     def files(self) -> list[SessionFile]:
         """Main-session transcripts. Sub-agent transcripts are skipped: they live one folder deeper
         (2.1+), or, in 2.0.x, beside the sessions as ``agent-<id>.jsonl``."""
-        out = []
+        out: list[SessionFile] = []
         if not self.projects.is_dir():
             return out
         for path in sorted(self.projects.glob("*/*.jsonl")):

@@ -107,7 +107,8 @@ def parse(path: Path) -> Session:
                 cwd = payload.get("cwd") or cwd
                 started = payload.get("timestamp") or started
                 version = payload.get("cli_version") or version
-                git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+                git = payload.get("git")
+                git = git if isinstance(git, dict) else {}
                 repository_url = git.get("repository_url") or repository_url
         elif kind == "turn_context":
             cwd = cwd or payload.get("cwd")
@@ -147,11 +148,13 @@ def _item(payload: dict, at, say, turns: list[Turn]) -> None:
     elif ptype in ("function_call_output", "custom_tool_call_output"):
         turns.append(Turn("tool", _call_output(payload.get("output")), at))
     elif ptype == "local_shell_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        action = payload.get("action")
+        action = action if isinstance(action, dict) else {}
         command = action.get("command")
         turns.append(Turn("tool", f"shell: {' '.join(command) if isinstance(command, list) else command}", at))
     elif ptype == "web_search_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        action = payload.get("action")
+        action = action if isinstance(action, dict) else {}
         turns.append(Turn("tool", f"web_search: {action.get('query', '')}", at))
 
 
