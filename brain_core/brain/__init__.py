@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from brain_core.config import Config
 from brain_core.errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
@@ -21,6 +21,9 @@ from brain_core.store.fsutil import absolute, atomic_write_bytes, contained, fsy
 from brain_core.store.git import Git
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import on_shelf
+
+if TYPE_CHECKING:
+    from brain_core.catalog.base import Catalog
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
 GITIGNORE = ".aida/\n.*.tmp-*\n"
@@ -49,7 +52,7 @@ class Brain:
         self._lock = FileLock(self.state_dir / "write.lock", timeout=120)
         ident = self.config.get("identity")
         self.git = Git(self.root, name=ident.get("name", "Aida"), email=ident.get("email", "aida@brain.invalid"))
-        self._index = None
+        self._index: Catalog | None = None
         self._usage = None
         self._embedder = embedder  # share one loaded model between brains (tray, tests); else lazy
         self.project: str | None = None  # recall lifts this project's records (brain_core.harvest.projects.boost)
@@ -116,7 +119,8 @@ class Brain:
         return self._embedder
 
     @property
-    def index(self):
+    def index(self) -> Catalog:
+        """The brain's card catalog, on the backend the settings name (opened on first use)."""
         if self._index is None:
             from brain_core.catalog.factory import open_index
 

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+from brain_core.catalog.base import Catalog
 from brain_core.errors import BrainError
 
 BACKENDS = ("sqlite", "postgres")
@@ -20,7 +21,8 @@ def backend(config) -> str:
     return name
 
 
-def open_index(root: Path, lock, embedder_factory: Callable, config):
+def open_index(root: Path, lock, embedder_factory: Callable, config) -> Catalog:
+    """The brain's catalog on the backend ``index.backend`` names (nothing is opened yet)."""
     from brain_core.catalog.embed import DIM, MODEL_ID
 
     if backend(config) == "postgres":

@@ -24,10 +24,11 @@ from typing import Callable
 
 import numpy as np
 
+from brain_core.catalog.base import ApplyStats, ScanReport
 from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
-from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
+from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, Index
 from brain_core.catalog.sqlite.rows import file_sum, store_dirs, tx
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
@@ -181,7 +182,8 @@ def doc_row(doc: Doc, vec, host: str) -> tuple:
 
 
 class PgIndex(Index):
-    """One brain's catalog in schema ``aida_<brain id>`` of the database at ``dsn``."""
+    """One brain's catalog in schema ``aida_<brain id>`` of the database at ``dsn`` (a
+    :class:`~brain_core.catalog.base.Catalog`)."""
 
     backend = "postgres"
 

@@ -18,12 +18,12 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from brain_core.catalog.base import ApplyStats, ScanReport
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
 from brain_core.catalog.sqlite.rows import delete, drop_seed, file_sum, store_dirs, tx, upsert
@@ -31,7 +31,7 @@ from brain_core.catalog.sqlite.vcache import VectorCache, plausible_vector
 from brain_core.errors import MalformedRecord
 from brain_core.store.fsutil import discard, sweep_tmp
 from brain_core.store.locks import FileLock
-from brain_core.store.shelves import Doc, FileInfo, Problem, checksum, dir_mtimes, leaf_dirs, load_doc, walk
+from brain_core.store.shelves import Doc, Problem, checksum, dir_mtimes, leaf_dirs, load_doc, walk
 
 INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
@@ -39,37 +39,11 @@ APPLY_BATCH = 256
 REBUILD_WAIT_S = 3600.0  # how long opening a brain waits for another process's rebuild
 
 
-@dataclass(frozen=True)
-class ScanReport:
-    new: tuple[Doc, ...] = ()
-    modified: tuple[Doc, ...] = ()
-    deleted: tuple[str, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    unchanged: int = 0
-    touched: tuple[FileInfo, ...] = ()     # same content, new stat (git checkout): metadata only
-    dirs: dict | None = None  # every shelf folder's mtime when scanned, stored by apply (None: not scanned)
-
-    @property
-    def changes(self) -> int:
-        return len(self.new) + len(self.modified) + len(self.deleted)
-
-    def summary(self) -> str:
-        return (f"{len(self.new)} new, {len(self.modified)} changed, {len(self.deleted)} deleted, "
-                f"{self.unchanged} unchanged, {len(self.problems)} skipped")
-
-
-@dataclass
-class ApplyStats:
-    embedded: int = 0
-    reused: int = 0
-    written: int = 0
-    deleted: int = 0
-    held: int = 0  # rows left alone: newer versions from another clone's commits (server catalog)
-    seconds: float = 0.0
-
-
 class Index:
-    """One brain's catalog. ``embedder_factory`` is called on the first text that needs a vector."""
+    """One brain's catalog in ``.aida/index.sqlite`` (a :class:`~brain_core.catalog.base.Catalog`).
+    ``embedder_factory`` is called on the first text that needs a vector."""
+
+    backend = "sqlite"
 
     def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, dim: int = 384,
                  model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows", notice: Callable[[str], None] | None = None,
@@ -290,6 +264,11 @@ class Index:
         self._cache_written(conn, [], dropped)
         stats.seconds = time.perf_counter() - t0
         return stats
+
+    def vectors_for(self, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
+        """The vectors of ``docs``, reused by text checksum where the catalog has them, embedded
+        otherwise; and how many were reused."""
+        return self._vectors_for(self.conn(), docs)
 
     def _vectors_for(self, conn, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
         out: list[np.ndarray | None] = [None] * len(docs)
