@@ -111,3 +111,18 @@ def test_the_factory_chooses_the_backend_and_returns_a_catalog(tmp_path):
 def test_the_shared_report_types_are_the_backends_own():
     assert sqlite_index.ScanReport is ScanReport and sqlite_index.ApplyStats is ApplyStats
     assert ScanReport(new=(), deleted=("a", "b")).changes == 2
+
+
+def test_connections_are_told_apart_by_their_backend_too(tmp_path):
+    from brain_core.answer.spoken import _on_postgres
+    from brain_core.catalog.postgres.index import PgConn
+    from brain_core.catalog.sqlite import db as dbmod
+    from brain_core.recall.confidence import on_postgres
+
+    sqlite_conn = dbmod.connect(tmp_path / "c.sqlite")
+    try:
+        assert PgConn(None).backend == "postgres"
+        assert on_postgres(PgConn(None)) and _on_postgres(PgConn(None))
+        assert not on_postgres(sqlite_conn) and not _on_postgres(sqlite_conn)
+    finally:
+        sqlite_conn.close()

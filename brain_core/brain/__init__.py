@@ -460,7 +460,7 @@ class Brain:
 
     def _has_project(self, project: str) -> bool:
         """Whether any record carries ``project:<project>`` (one keyword lookup; True when unsure)."""
-        if getattr(self.index, "backend", "sqlite") != "sqlite":
+        if self.index.backend != "sqlite":
             return True
         try:
             words = " ".join(f'"{w}"' for w in ["project", *project.split("-")] if w)

@@ -175,7 +175,7 @@ def stored_vectors(index, paths: Sequence[str]) -> dict[str, np.ndarray]:
     paths = list(dict.fromkeys(paths))
     for start in range(0, len(paths), 500):
         chunk = paths[start:start + 500]
-        if getattr(index, "backend", "sqlite") == "postgres":
+        if index.backend == "postgres":
             rows = conn.execute(f"SELECT d.path, d.embedding FROM docs d WHERE d.embedding IS NOT NULL AND "
                                 f"d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
             out.update((p, np.asarray(e, dtype=np.float32)) for p, e in rows)
@@ -374,7 +374,7 @@ class Linker:
         fq = fts_query(rec.body)
         if not fq:
             return None
-        if getattr(self.brain.index, "backend", "sqlite") == "postgres":
+        if self.brain.index.backend == "postgres":
             rows = self._pg_neighbours(conn, fq, rec.profile, vec)
         else:
             rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "

@@ -44,7 +44,7 @@ def rebuild(brain, progress=None):
     PostgreSQL, the local SQLite catalog's vectors are reused by text checksum; back onto SQLite,
     the server's vectors for this brain are (when ``index.dsn`` still reaches it)."""
     idx = brain.index
-    if getattr(idx, "backend", "sqlite") == "postgres" or not brain.config.get("index.dsn"):
+    if idx.backend == "postgres" or not brain.config.get("index.dsn"):
         return idx.rebuild(progress=progress)
     try:
         from brain_core.catalog.postgres import brain_id
@@ -63,7 +63,7 @@ def rebuild(brain, progress=None):
 def vector_source(brain) -> Iterator[Path | None]:
     """A SQLite file of this brain's vectors (by text checksum) for a local catalog build to reuse:
     the catalog itself on SQLite, an export of the server's on PostgreSQL (as-of snapshots)."""
-    if getattr(brain.index, "backend", "sqlite") != "postgres":
+    if brain.index.backend != "postgres":
         yield brain.index.path
         return
     with _exported(brain.index) as seed:

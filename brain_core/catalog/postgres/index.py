@@ -82,6 +82,8 @@ class PgConn:
     """A psycopg connection that takes the SQLite-dialect statements of the shared index code;
     :meth:`pg` runs PostgreSQL as written."""
 
+    backend = "postgres"  # what recall/confidence.py's on_postgres reads, like the catalog's own
+
     def __init__(self, raw) -> None:
         self.raw = raw
 
