@@ -306,7 +306,6 @@ class Brain:
         return Written(rec, rel, True)
 
     def _index_written(self, written: list[Written]) -> None:
-        from brain_core.catalog.sqlite.index import ScanReport
         from brain_core.store.shelves import load_doc
 
         docs = []
@@ -314,19 +313,7 @@ class Brain:
             data = (self.root / w.path).read_bytes()
             st = (self.root / w.path).stat()
             docs.append(load_doc(w.path, data, st.st_size, st.st_mtime_ns))
-        idx = self.index
-        conn = idx.conn()
-        known = {p for (p,) in conn.execute(
-            f"SELECT path FROM docs WHERE path IN ({','.join('?' * len(docs))})", [d.path for d in docs])}
-        report = ScanReport(new=tuple(d for d in docs if d.path not in known),
-                            modified=tuple(d for d in docs if d.path in known))
-        idx.apply(report, conn=conn)
-        # one transaction for the folder mtimes: one fsync, not one per record
-        from brain_core.catalog.sqlite.rows import tx
-
-        with tx(conn):
-            for rel in {w.path.rsplit("/", 1)[0]: w.path for w in written}.values():
-                idx._note_dirs(conn, rel)
+        self.index.index_written(docs)
 
     def _emit(self, written: list[Written]) -> None:
         """Tell the tray: one JSON line per record written (appends are atomic at this size)."""
@@ -460,12 +447,8 @@ class Brain:
 
     def _has_project(self, project: str) -> bool:
         """Whether any record carries ``project:<project>`` (one keyword lookup; True when unsure)."""
-        if self.index.backend != "sqlite":
-            return True
         try:
-            words = " ".join(f'"{w}"' for w in ["project", *project.split("-")] if w)
-            return self.index.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
-                                             (f"tags : ({words})",)).fetchone() is not None
+            return self.index.has_project(project)
         except Exception:  # noqa: BLE001 - a lift is optional: when in doubt, look further
             return True
 

@@ -142,6 +142,11 @@ class Catalog(Protocol):
         """Drop one file's row after the write path removed or moved it (the caller holds the lock)."""
         ...
 
+    def index_written(self, docs: list[Doc]) -> None:
+        """Index the files one write of the write path just made, in one apply, and note their
+        folders' times once (the caller holds the write lock)."""
+        ...
+
     def vectors_for(self, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
         """The vectors of ``docs``: reused by text checksum where the catalog has them, embedded
         otherwise; and how many were reused."""
@@ -168,6 +173,15 @@ class Catalog(Protocol):
         ...
 
     # -- reading
+
+    def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
+        """The catalog's vectors of the files at ``paths`` (L2-normalised); paths it lacks are left out."""
+        ...
+
+    def has_project(self, project: str) -> bool:
+        """Whether any record may carry the tag ``project:<project>``: False only when the backend
+        can tell cheaply that none does."""
+        ...
 
     def counts(self) -> dict:
         """``{"by_shelf": {shelf: rows}, "problems": [Problem], "scanned": time of the last scan}``."""

@@ -387,6 +387,24 @@ class PgIndex(Index):
             conn.pg(UPSERT, doc_row(doc, vectors[0], self.host))
             self._note_dirs(conn, rel)
 
+    def _known_paths(self, conn, paths: list[str]) -> set[str]:
+        return {p for (p,) in conn.pg("SELECT path FROM docs WHERE path = ANY(%s)", (paths,)).fetchall()}
+
+    def has_project(self, project: str) -> bool:
+        """Always True: the server catalog has no cheap lookup of a tag's words apart, so a project
+        lift always looks further (as before this was a method)."""
+        return True
+
+    def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        conn = self.conn()
+        for start in range(0, len(paths), 500):
+            chunk = paths[start:start + 500]
+            rows = conn.execute(f"SELECT d.path, d.embedding FROM docs d WHERE d.embedding IS NOT NULL AND "
+                                f"d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            out.update((p, np.asarray(e, dtype=np.float32)) for p, e in rows)
+        return out
+
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
         with tx(conn):

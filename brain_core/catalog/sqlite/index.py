@@ -314,6 +314,23 @@ class Index:
             self._note_dirs(conn, rel)
         self._cache_written(conn, [(rowid, doc, vectors[0])])
 
+    def index_written(self, docs: list[Doc]) -> None:
+        """Index the files one write of the write path just made (``Brain.write_text``, many records
+        at once), in one apply, and note their folders' times in one transaction: one fsync, not one
+        per record (the caller holds the write lock)."""
+        conn = self.conn()
+        known = self._known_paths(conn, [d.path for d in docs])
+        report = ScanReport(new=tuple(d for d in docs if d.path not in known),
+                            modified=tuple(d for d in docs if d.path in known))
+        self.apply(report, conn=conn)
+        with tx(conn):
+            for rel in {d.path.rsplit("/", 1)[0]: d.path for d in docs}.values():
+                self._note_dirs(conn, rel)
+
+    def _known_paths(self, conn, paths: list[str]) -> set[str]:
+        return {p for (p,) in conn.execute(f"SELECT path FROM docs WHERE path IN ({','.join('?' * len(paths))})",
+                                           paths)}
+
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
         with tx(conn):
@@ -486,6 +503,25 @@ class Index:
         return True
 
     # -- reading ------------------------------------------------------------------------------------
+
+    def has_project(self, project: str) -> bool:
+        """Whether any record is tagged ``project:<project>`` (one keyword lookup, which may also
+        match the words apart: True means "maybe", False "none")."""
+        words = " ".join(f'"{w}"' for w in ["project", *project.split("-")] if w)
+        return self.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
+                                   (f"tags : ({words})",)).fetchone() is not None
+
+    def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
+        """The catalog's vectors of the files at ``paths`` (L2-normalised, as the embedder makes
+        them); a path the catalog lacks is left out."""
+        out: dict[str, np.ndarray] = {}
+        conn = self.conn()
+        for start in range(0, len(paths), 500):
+            chunk = paths[start:start + 500]
+            rows = conn.execute(f"SELECT d.path, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid "
+                                f"WHERE d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            out.update((p, np.frombuffer(e, dtype=np.float32)) for p, e in rows)
+        return out
 
     def counts(self) -> dict:
         conn = self.conn()
