@@ -33,7 +33,7 @@ def any_brain(request, tmp_path, embedder):
     dsn = request.getfixturevalue("pg_dsn") if backend == "postgres" else None
     settings(backend, dsn, "t" + uuid.uuid4().hex[:12])
     b = Brain.init(tmp_path / "brain", embedder=embedder)
-    assert getattr(b.index, "backend", "sqlite") == backend
+    assert b.index.backend == backend
     yield b
     b.close()
 
@@ -269,3 +269,31 @@ def test_both_backends_give_the_same_answers_on_the_same_brain(tmp_path, embedde
     # the same words found in the same records, so the same confidence (one query to the server for
     # all the words on PostgreSQL, a small full-text table of the candidates on SQLite)
     assert {q: v[0] for q, v in pg_judged.items()} == {q: v[0] for q, v in sqlite_judged.items()}
+
+
+def test_the_catalog_interface_answers_alike_on_both(any_brain):
+    """What the write path, link on write and the project lift ask of the catalog (catalog/base.py)."""
+    import numpy as np
+
+    from brain_core.store.shelves import load_doc
+
+    b = any_brain
+    b.remember("The staging database is restored from Sunday's snapshot.", key="staging-restore",
+               tags=["project:atlas-web"])
+    b.remember("Invoices are sent on the first working day of the month.", key="invoices")
+    paths = sorted(p.relative_to(b.root).as_posix() for p in (b.root / "memories").rglob("*.json"))
+    assert len(paths) == 2
+    stored = b.index.stored_vectors(paths + ["memories/me/not-there.json"])
+    assert sorted(stored) == paths  # written through index_written, the one apply of a write
+    for vec in stored.values():
+        assert vec.dtype == np.float32 and abs(float(np.linalg.norm(vec)) - 1) < 1e-3
+    docs = [load_doc(p, (b.root / p).read_bytes(), 0, 0) for p in paths]
+    vecs, reused = b.index.vectors_for(docs)
+    assert reused == 2  # by text checksum: nothing embedded again
+    for doc, vec in zip(docs, vecs):
+        assert float(np.dot(np.asarray(vec, dtype=np.float32), stored[doc.path])) > 0.999
+    assert b.index.has_project("atlas-web")
+    # SQLite can tell cheaply that no record carries a project; the server catalog always looks further
+    assert b.index.has_project("no-such-project") is (b.index.backend == "postgres")
+    counts = b.index.counts()["by_shelf"]
+    assert counts.get("memories") == 2

@@ -402,7 +402,7 @@ class PgIndex(Index):
             chunk = paths[start:start + 500]
             rows = conn.execute(f"SELECT d.path, d.embedding FROM docs d WHERE d.embedding IS NOT NULL AND "
                                 f"d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-            out.update((p, np.asarray(e, dtype=np.float32)) for p, e in rows)
+            out.update((p, vec_param(e)) for p, e in rows)  # pgvector's Vector, as numpy
         return out
 
     def remove_file(self, rel: str) -> None:
