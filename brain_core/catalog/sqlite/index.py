@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -57,9 +57,9 @@ class Index:
         self.dim = dim
         self.model_id = model_id
         self.notice = notice or (lambda msg: print(f"aida: {msg}", file=sys.stderr))
-        self._conn = None
+        self._conn: Any = None
         self._ino: int | None = None
-        self._seeded_conn = None
+        self._seeded_conn: Any = None  # the connection a rebuild seeded with the old vectors
         self._parents_changed: dict | None = None
         self.swept_tmp = 0
         self.fresh_vectors: dict[str, np.ndarray] = {}  # text_sha -> vector embedded ahead of a write
@@ -138,7 +138,7 @@ class Index:
         self._vcache, self._vcache_version = VectorCache.load(conn, self.dim), version
         return self._vcache
 
-    def _cache_written(self, conn, written: list[tuple[int, Doc, np.ndarray]], dropped: list[int] = ()) -> None:
+    def _cache_written(self, conn, written: list[tuple[int, Doc, np.ndarray]], dropped: Sequence[int] = ()) -> None:
         """Our own committed writes into the vectors in memory (another connection's are seen by
         ``PRAGMA data_version`` and reloaded)."""
         if self._vcache is not None and conn is self._conn:
@@ -189,7 +189,9 @@ class Index:
                     known[p] = (c, s, m)
                 for p, c in conn.execute("SELECT path, checksum FROM problems WHERE path LIKE ? ESCAPE '\\'", (like,)):
                     bad[p] = c
-        new, modified, touched, unchanged = [], [], [], 0
+        new: list[Doc] = []
+        modified: list[Doc] = []
+        touched, unchanged = [], 0
         present = set()
         for f in files:
             present.add(f.path)
