@@ -297,3 +297,7 @@ def test_the_catalog_interface_answers_alike_on_both(any_brain):
     assert b.index.has_project("no-such-project") is (b.index.backend == "postgres")
     counts = b.index.counts()["by_shelf"]
     assert counts.get("memories") == 2
+    # the router's probe: one record holding every word of one group
+    assert b.index.holds_words([("staging", "snapshot")])
+    assert not b.index.holds_words([("staging", "invoices")])
+    assert b.index.holds_words([("staging", "invoices"), ("invoices", "month")])

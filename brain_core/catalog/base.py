@@ -178,6 +178,11 @@ class Catalog(Protocol):
         """The catalog's vectors of the files at ``paths`` (L2-normalised); paths it lacks are left out."""
         ...
 
+    def holds_words(self, groups: list[tuple[str, ...]]) -> bool:
+        """Whether one record holds every word of at least one of ``groups`` (one keyword query;
+        the words are the question's content words, already plain)."""
+        ...
+
     def has_project(self, project: str) -> bool:
         """Whether any record may carry the tag ``project:<project>``: False only when the backend
         can tell cheaply that none does."""

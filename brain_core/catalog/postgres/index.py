@@ -395,6 +395,11 @@ class PgIndex(Index):
         lift always looks further (as before this was a method)."""
         return True
 
+    def holds_words(self, groups: list[tuple[str, ...]]) -> bool:
+        query = " | ".join("(" + " & ".join(group) + ")" for group in groups)
+        return self.conn().execute("SELECT 1 FROM docs WHERE fts @@ to_tsquery('english', ?) LIMIT 1",
+                                   (query,)).fetchone() is not None
+
     def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         conn = self.conn()

@@ -513,6 +513,11 @@ class Index:
         return self.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
                                    (f"tags : ({words})",)).fetchone() is not None
 
+    def holds_words(self, groups: list[tuple[str, ...]]) -> bool:
+        """Whether one record holds every word of one of ``groups`` (one FTS5 query)."""
+        query = " OR ".join("(" + " AND ".join(f'"{w}"' for w in group) + ")" for group in groups)
+        return self.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (query,)).fetchone() is not None
+
     def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
         """The catalog's vectors of the files at ``paths`` (L2-normalised, as the embedder makes
         them); a path the catalog lacks is left out."""
