@@ -301,3 +301,32 @@ def test_the_catalog_interface_answers_alike_on_both(any_brain):
     assert b.index.holds_words([("staging", "snapshot")])
     assert not b.index.holds_words([("staging", "invoices")])
     assert b.index.holds_words([("staging", "invoices"), ("invoices", "month")])
+
+
+def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedder, pg_dsn, monkeypatch):  # noqa: F811
+    """PgIndex's counts, folder times, stored vectors and word probe are written in PostgreSQL: none
+    goes through the SQLite-dialect translation (``PgConn.execute``), which is on its way out."""
+    from brain_core.catalog.postgres.index import PgConn
+
+    settings("postgres", pg_dsn, "t" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    try:
+        b.remember("The staging database is restored from Sunday's snapshot.", key="staging-restore")
+        rel = next((b.root / "memories").rglob("*.json")).relative_to(b.root).as_posix()
+        conn = b.index.conn()
+
+        def translated(self, sql, args=()):
+            raise AssertionError(f"a statement went through translate: {sql}")
+
+        monkeypatch.setattr(PgConn, "execute", translated)
+        monkeypatch.setattr(PgConn, "executemany", translated)
+        assert b.index.counts()["by_shelf"] == {"memories": 1}
+        assert list(b.index.stored_vectors([rel])) == [rel]
+        assert b.index.holds_words([("staging", "snapshot")]) and not b.index.holds_words([("staging", "invoice")])
+        folder = rel.rsplit("/", 1)[0]
+        conn.pg("DELETE FROM dirs WHERE path = %s", (folder,))
+        b.index._note_dirs(conn, rel)
+        stored = dict(conn.pg("SELECT path, mtime_ns FROM dirs").fetchall())
+        assert stored[folder] == os.stat(b.root / folder).st_mtime_ns
+    finally:
+        b.close()

@@ -14,6 +14,7 @@ schema answering and a half-built ``__new`` schema that the next rebuild drops.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import socket
 import time
@@ -32,7 +33,7 @@ from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, Index
 from brain_core.catalog.sqlite.rows import file_sum, store_dirs, tx
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
-from brain_core.store.shelves import Doc, created_ts, json_tags
+from brain_core.store.shelves import Doc, Problem, created_ts, json_tags
 
 # While pgvector builds an HNSW index it keeps the graph in the session's maintenance_work_mem: each
 # row's vector (dim x 4 bytes) and its neighbour lists (about 1 kB at m = 16). A graph that outgrows
@@ -397,18 +398,36 @@ class PgIndex(Index):
 
     def holds_words(self, groups: list[tuple[str, ...]]) -> bool:
         query = " | ".join("(" + " & ".join(group) + ")" for group in groups)
-        return self.conn().execute("SELECT 1 FROM docs WHERE fts @@ to_tsquery('english', ?) LIMIT 1",
-                                   (query,)).fetchone() is not None
+        return self.conn().pg("SELECT 1 FROM docs WHERE fts @@ to_tsquery('english', %s) LIMIT 1",
+                              (query,)).fetchone() is not None
 
     def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         conn = self.conn()
         for start in range(0, len(paths), 500):
-            chunk = paths[start:start + 500]
-            rows = conn.execute(f"SELECT d.path, d.embedding FROM docs d WHERE d.embedding IS NOT NULL AND "
-                                f"d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            rows = conn.pg("SELECT path, embedding FROM docs WHERE embedding IS NOT NULL AND path = ANY(%s)",
+                           (paths[start:start + 500],)).fetchall()
             out.update((p, vec_param(e)) for p, e in rows)  # pgvector's Vector, as numpy
         return out
+
+    def counts(self) -> dict:
+        conn = self.conn()
+        by_shelf = dict(conn.pg("SELECT shelf, count(*) FROM docs GROUP BY shelf").fetchall())
+        problems = [Problem(p, m) for p, m in conn.pg("SELECT path, message FROM problems ORDER BY path").fetchall()]
+        scanned = conn.pg("SELECT v FROM meta WHERE k='scanned'").fetchone()
+        return {"by_shelf": by_shelf, "problems": problems, "scanned": float(scanned[0]) if scanned else None}
+
+    def _note_dirs(self, conn, rel: str) -> None:
+        """Record the folder mtimes after our own write (this machine's own: ``dirs_host``)."""
+        parts = rel.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            try:
+                conn.pg("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
+                        "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns",
+                        (sub, os.stat(self.root / sub).st_mtime_ns))
+            except FileNotFoundError:
+                pass
 
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
