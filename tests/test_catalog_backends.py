@@ -330,3 +330,24 @@ def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedd
         assert stored[folder] == os.stat(b.root / folder).st_mtime_ns
     finally:
         b.close()
+
+
+def test_a_failed_statement_in_a_server_transaction_is_the_error_told_and_is_rolled_back(tmp_path, embedder, pg_dsn):  # noqa: F811
+    import psycopg
+
+    from brain_core.catalog.sqlite.rows import tx
+
+    settings("postgres", pg_dsn, "t" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    try:
+        conn = b.index.conn()
+        assert not conn.in_transaction
+        with pytest.raises(psycopg.errors.DivisionByZero):  # not an AttributeError from the rollback
+            with tx(conn):
+                assert conn.in_transaction
+                conn.pg("INSERT INTO meta VALUES('probe', 'x')")
+                conn.pg("SELECT 1 / 0")
+        assert not conn.in_transaction
+        assert conn.pg("SELECT v FROM meta WHERE k = 'probe'").fetchone() is None  # rolled back; usable again
+    finally:
+        b.close()

@@ -124,6 +124,14 @@ class PgConn:
         self.raw.close()
 
     @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (or the connection is lost, when nobody can tell): what
+        :class:`~brain_core.catalog.sqlite.rows.tx` asks before it rolls back."""
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    @property
     def closed(self) -> bool:
         return self.raw.closed or self.raw.broken
 
