@@ -328,6 +328,16 @@ def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedd
         b.index._note_dirs(conn, rel)
         stored = dict(conn.pg("SELECT path, mtime_ns FROM dirs").fetchall())
         assert stored[folder] == os.stat(b.root / folder).st_mtime_ns
+        # the staleness check and its bookkeeping
+        from brain_core.store.shelves import dir_mtimes
+
+        assert b.index.stale_dirs(conn) == []
+        (b.root / "memories" / "me" / "dropped-in.json").write_text("{}")
+        os.utime(b.root / "memories" / "me", ns=(1, 1))  # a folder time no scan has seen
+        assert b.index.stale_dirs(conn) == ["memories/me"]
+        assert b.index._paths_like(conn, "memories/%") == [rel] and b.index._problem_paths(conn) == set()
+        b.index._store_dirs(conn, dir_mtimes(b.root))
+        assert b.index.stale_dirs(conn) == []
     finally:
         b.close()
 

@@ -30,7 +30,7 @@ from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect,
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
 from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, Index
-from brain_core.catalog.sqlite.rows import file_sum, store_dirs, tx
+from brain_core.catalog.sqlite.rows import file_sum, tx
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import Doc, Problem, created_ts, json_tags
@@ -343,7 +343,7 @@ class PgIndex(Index):
                 if path not in problem_paths and not (self.root / path).exists():
                     conn.pg("DELETE FROM problems WHERE path = %s", (path,))
             if report.dirs is not None:
-                store_dirs(conn, report.dirs)
+                self._store_dirs(conn, report.dirs)
             conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
         stats.seconds = time.perf_counter() - t0
         return stats
@@ -424,6 +424,24 @@ class PgIndex(Index):
         problems = [Problem(p, m) for p, m in conn.pg("SELECT path, message FROM problems ORDER BY path").fetchall()]
         scanned = conn.pg("SELECT v FROM meta WHERE k='scanned'").fetchone()
         return {"by_shelf": by_shelf, "problems": problems, "scanned": float(scanned[0]) if scanned else None}
+
+    # -- the staleness check's statements (the shared code is Index's; the folder times are this clone's)
+
+    def _stored_dirs(self, conn) -> dict[str, int]:
+        return dict(conn.pg("SELECT path, mtime_ns FROM dirs").fetchall())
+
+    def _store_dirs(self, conn, seen: dict[str, int]) -> None:
+        gone = [p for (p,) in conn.pg("SELECT path FROM dirs").fetchall() if p not in seen]
+        if gone:
+            conn.pg("DELETE FROM dirs_host WHERE host = current_setting('aida.host') AND path = ANY(%s)", (gone,))
+        conn.pg_many("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
+                     "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns", list(seen.items()))
+
+    def _paths_like(self, conn, like: str) -> list[str]:
+        return [p for (p,) in conn.pg("SELECT path FROM docs WHERE path LIKE %s", (like,)).fetchall()]
+
+    def _problem_paths(self, conn) -> set[str]:
+        return {p for (p,) in conn.pg("SELECT path FROM problems").fetchall()}
 
     def _note_dirs(self, conn, rel: str) -> None:
         """Record the folder mtimes after our own write (this machine's own: ``dirs_host``)."""

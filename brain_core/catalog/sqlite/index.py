@@ -261,7 +261,7 @@ class Index:
                 if path not in problem_paths and not (self.root / path).exists():
                     conn.execute("DELETE FROM problems WHERE path=?", (path,))
             if report.dirs is not None:
-                store_dirs(conn, report.dirs)
+                self._store_dirs(conn, report.dirs)
             conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
         self._cache_written(conn, [], dropped)
         stats.seconds = time.perf_counter() - t0
@@ -355,7 +355,7 @@ class Index:
     def stale_dirs(self, conn=None) -> list[str]:
         """Shelf folders whose mtime differs from the last scan (cheap: stats folders, not files)."""
         conn = conn or self.conn()
-        stored = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+        stored = self._stored_dirs(conn)
         now = dir_mtimes(self.root)
         changed = {d for d, m in now.items() if stored.get(d) != m}
         changed |= {d for d in stored if d not in now}
@@ -367,6 +367,20 @@ class Index:
         if not out:
             self._parents_changed = now
         return sorted(out)
+
+    # The statements the staleness check and catch-up share; PgIndex has its own.
+
+    def _stored_dirs(self, conn) -> dict[str, int]:
+        return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+
+    def _store_dirs(self, conn, seen: dict[str, int]) -> None:
+        store_dirs(conn, seen)
+
+    def _paths_like(self, conn, like: str) -> list[str]:
+        return [p for (p,) in conn.execute("SELECT path FROM docs WHERE path LIKE ?", (like,))]
+
+    def _problem_paths(self, conn) -> set[str]:
+        return {p for (p,) in conn.execute("SELECT path FROM problems")}
 
     def catch_up(self, limit: int = 64) -> str:
         """Bring the catalog up to date with files changed behind its back, if that is cheap.
@@ -388,15 +402,14 @@ class Index:
             if not dirs:
                 if self._parents_changed:
                     with tx(conn):
-                        store_dirs(conn, self._parents_changed)
+                        self._store_dirs(conn, self._parents_changed)
                 return "fresh"
             existing = [d for d in dirs if (self.root / d).is_dir()]
             gone = [d for d in dirs if d not in existing]
             report = self.scan(dirs=existing, quick=True, conn=conn)
             extra = []
             for d in gone:
-                like = d + "/%"
-                extra += [p for (p,) in conn.execute("SELECT path FROM docs WHERE path LIKE ?", (like,))]
+                extra += self._paths_like(conn, d + "/%")
             if extra:
                 report = ScanReport(report.new, report.modified, report.deleted + tuple(extra), report.problems,
                                     report.unchanged, report.touched, report.dirs)
@@ -405,7 +418,7 @@ class Index:
                 if not self.rebuild_running():
                     self.start_background_rebuild()
                 return "background"
-            known_bad = {p for (p,) in conn.execute("SELECT path FROM problems")}
+            known_bad = self._problem_paths(conn)
             self.apply(report, conn=conn)
             for p in report.problems:  # a bad file that just arrived: one warning, then lint lists it
                 if p.path not in known_bad:
