@@ -304,7 +304,8 @@ def test_the_catalog_interface_answers_alike_on_both(any_brain):
 
 
 def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedder, pg_dsn, monkeypatch):  # noqa: F811
-    """PgIndex's counts, folder times, stored vectors and word probe are written in PostgreSQL: none
+    """PgIndex's counts, folder times, staleness check, scan, stored vectors and word probe are written
+    in PostgreSQL: none
     goes through the SQLite-dialect translation (``PgConn.execute``), which is on its way out."""
     from brain_core.catalog.postgres.index import PgConn
 
@@ -338,6 +339,11 @@ def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedd
         assert b.index._paths_like(conn, "memories/%") == [rel] and b.index._problem_paths(conn) == set()
         b.index._store_dirs(conn, dir_mtimes(b.root))
         assert b.index.stale_dirs(conn) == []
+        # the scan's reads, of everything and of one folder
+        report = b.index.scan(conn=conn)
+        assert [p.path for p in report.problems] == ["memories/me/dropped-in.json"] and report.unchanged == 1
+        one = b.index.scan(dirs=["memories/me"], conn=conn)
+        assert one.unchanged == 1 and not one.new and not one.deleted
     finally:
         b.close()
 

@@ -425,6 +425,26 @@ class PgIndex(Index):
         scanned = conn.pg("SELECT v FROM meta WHERE k='scanned'").fetchone()
         return {"by_shelf": by_shelf, "problems": problems, "scanned": float(scanned[0]) if scanned else None}
 
+    # -- the scan's statements (its rules are Index.scan's)
+
+    def _catalogued(self, conn, dirs: list[str] | None) -> tuple[dict[str, tuple], dict[str, str]]:
+        if dirs is None:
+            known = {p: (c, s, m) for p, c, s, m in conn.pg("SELECT path, checksum, size, mtime_ns FROM docs").fetchall()}
+            bad = dict(conn.pg("SELECT path, checksum FROM problems").fetchall())
+            return known, bad
+        known, bad = {}, {}
+        for d in dirs:
+            like = d.replace("%", "\\%").replace("_", "\\_") + "/%"
+            for p, c, s, m in conn.pg("SELECT path, checksum, size, mtime_ns FROM docs WHERE path LIKE %s "
+                                      "ESCAPE '\\' AND path NOT LIKE %s ESCAPE '\\'", (like, like + "/%")).fetchall():
+                known[p] = (c, s, m)
+            for p, c in conn.pg("SELECT path, checksum FROM problems WHERE path LIKE %s ESCAPE '\\'", (like,)).fetchall():
+                bad[p] = c
+        return known, bad
+
+    def _problem_message(self, conn, path: str) -> str:
+        return conn.pg("SELECT message FROM problems WHERE path = %s", (path,)).fetchone()[0]
+
     # -- the staleness check's statements (the shared code is Index's; the folder times are this clone's)
 
     def _stored_dirs(self, conn) -> dict[str, int]:

@@ -177,18 +177,7 @@ class Index:
         conn = conn or self.conn()
         seen_dirs = dir_mtimes(self.root)
         files, problems = walk(self.root, dirs)
-        if dirs is None:
-            known = {p: (c, s, m) for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs")}
-            bad = dict(conn.execute("SELECT path, checksum FROM problems"))
-        else:
-            known, bad = {}, {}
-            for d in dirs:
-                like = d.replace("%", "\\%").replace("_", "\\_") + "/%"
-                for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs WHERE path LIKE ? "
-                                               "ESCAPE '\\' AND path NOT LIKE ? ESCAPE '\\'", (like, like + "/%")):
-                    known[p] = (c, s, m)
-                for p, c in conn.execute("SELECT path, checksum FROM problems WHERE path LIKE ? ESCAPE '\\'", (like,)):
-                    bad[p] = c
+        known, bad = self._catalogued(conn, dirs)
         new: list[Doc] = []
         modified: list[Doc] = []
         touched, unchanged = [], 0
@@ -211,8 +200,7 @@ class Index:
                     touched.append(f)
                 continue
             if old is None and bad.get(f.path) == sum_:
-                problems.append(Problem(f.path, conn.execute("SELECT message FROM problems WHERE path=?",
-                                                             (f.path,)).fetchone()[0]))
+                problems.append(Problem(f.path, self._problem_message(conn, f.path)))
                 continue
             try:
                 doc = load_doc(f.path, data, f.size, f.mtime_ns)
@@ -224,6 +212,26 @@ class Index:
         deleted = [p for p in known if p not in present or p in problem_paths]
         return ScanReport(tuple(new), tuple(modified), tuple(deleted), tuple(problems), unchanged,
                           tuple(touched), seen_dirs)
+
+    def _catalogued(self, conn, dirs: list[str] | None) -> tuple[dict[str, tuple], dict[str, str]]:
+        """What the catalog holds of the shelf folders ``dirs`` (None: all): path -> (checksum, size,
+        mtime_ns) of its rows, and path -> checksum of the files it knows are bad."""
+        if dirs is None:
+            known = {p: (c, s, m) for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs")}
+            bad = dict(conn.execute("SELECT path, checksum FROM problems"))
+            return known, bad
+        known, bad = {}, {}
+        for d in dirs:
+            like = d.replace("%", "\\%").replace("_", "\\_") + "/%"
+            for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs WHERE path LIKE ? "
+                                           "ESCAPE '\\' AND path NOT LIKE ? ESCAPE '\\'", (like, like + "/%")):
+                known[p] = (c, s, m)
+            for p, c in conn.execute("SELECT path, checksum FROM problems WHERE path LIKE ? ESCAPE '\\'", (like,)):
+                bad[p] = c
+        return known, bad
+
+    def _problem_message(self, conn, path: str) -> str:
+        return conn.execute("SELECT message FROM problems WHERE path=?", (path,)).fetchone()[0]
 
     def apply(self, report: ScanReport, conn=None, progress: Callable[[int, int], None] | None = None) -> ApplyStats:
         """Write a report into the catalog. The caller holds the brain's write lock."""
