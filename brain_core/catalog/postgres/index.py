@@ -320,10 +320,11 @@ class PgIndex(Index):
         stats.held = len(held)
         docs = list(report.new) + [d for d in report.modified if d.path not in held]
         with tx(conn):
-            conn.executemany("INSERT OR REPLACE INTO problems VALUES(?,?,?)",
-                             [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
-            conn.executemany("UPDATE docs SET size=?, mtime_ns=? WHERE path=?",
-                             [(f.size, f.mtime_ns, f.path) for f in report.touched])
+            conn.pg_many("INSERT INTO problems VALUES(%s, %s, %s) ON CONFLICT (path) "
+                         "DO UPDATE SET message=EXCLUDED.message, checksum=EXCLUDED.checksum",
+                         [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
+            conn.pg_many("UPDATE docs SET size=%s, mtime_ns=%s WHERE path=%s",
+                         [(f.size, f.mtime_ns, f.path) for f in report.touched])
         for start in range(0, len(docs), APPLY_BATCH):
             batch = docs[start:start + APPLY_BATCH]
             vectors, reused = self._vectors_for(conn, batch)
@@ -344,7 +345,8 @@ class PgIndex(Index):
                     conn.pg("DELETE FROM problems WHERE path = %s", (path,))
             if report.dirs is not None:
                 self._store_dirs(conn, report.dirs)
-            conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
+            conn.pg("INSERT INTO meta VALUES('scanned', %s) ON CONFLICT (k) DO UPDATE SET v=EXCLUDED.v",
+                    (str(time.time()),))
         stats.seconds = time.perf_counter() - t0
         return stats
 
