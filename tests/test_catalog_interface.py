@@ -126,3 +126,16 @@ def test_connections_are_told_apart_by_their_backend_too(tmp_path):
         assert not on_postgres(sqlite_conn) and not _on_postgres(sqlite_conn)
     finally:
         sqlite_conn.close()
+
+
+def test_what_is_left_of_the_translation_is_placeholders_and_begin(tmp_path):
+    from brain_core.catalog.postgres.index import translate
+
+    assert translate("BEGIN IMMEDIATE") == "BEGIN"
+    assert translate("SELECT path FROM docs WHERE path LIKE ? AND rowid = ?") == \
+        "SELECT path FROM docs WHERE path LIKE %s AND rowid = %s"
+    assert translate("SELECT '100%' WHERE k = ?") == "SELECT '100%%' WHERE k = %s"
+    # SQLite's upsert is no longer rewritten: the server catalog's own statements are PgIndex's
+    assert translate("INSERT OR REPLACE INTO meta VALUES(?, ?)") == "INSERT OR REPLACE INTO meta VALUES(%s, %s)"
+    _, pg = _instances(tmp_path)
+    assert pg.vectors() is None  # the server searches its own index; nothing held in memory

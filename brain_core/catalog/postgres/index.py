@@ -1,10 +1,12 @@
 """The catalog's PostgreSQL backend: :class:`PgIndex` is :class:`~brain_core.catalog.sqlite.index.Index` with its
 rows on a server.
 
-The scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite backend's own
-code: they speak a little SQL (``?`` placeholders, ``INSERT OR REPLACE`` into ``dirs``/``problems``/
-``meta``, ``BEGIN IMMEDIATE``) that :class:`PgConn` translates, so the rules that decide what
-changed live in one place. What differs is written here: the rows (one ``docs`` table holding the
+The rules of the scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite
+backend's own code, so what decides what changed lives in one place; every statement they run
+goes through a small method that this class writes again in PostgreSQL (``_catalogued``,
+``_stored_dirs``, ``_store_dirs``, ``_note_dirs``...). Only the shared transaction helper
+(``rows.tx``: ``BEGIN IMMEDIATE``) and recall's statements (``?`` placeholders) still pass through
+:func:`translate`. What differs besides is written here: the rows (one ``docs`` table holding the
 text, a generated ``tsvector`` and a pgvector column with an HNSW index), the vector reuse by text
 checksum, and the rebuild, which fills a new schema and renames it over the old one in one
 transaction. A lost connection mid-apply rolls back the open batch; mid-rebuild it leaves the old
@@ -58,25 +60,14 @@ def build_memory_kb(setting: str, rows: int, dim: int) -> int | None:
     return int(m.group(1)) * _UNITS[(m.group(2) or "kB").lower()]
 
 
-_CONFLICT = {"problems": ("path", ("message", "checksum")), "dirs": ("path", ("mtime_ns",)), "meta": ("k", ("v",))}
-_REPLACE = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)(.*)$", re.S)
-
-
 @lru_cache(maxsize=256)
 def translate(sql: str) -> str:
-    """The shared code's SQLite dialect as PostgreSQL (placeholders, upserts, transactions)."""
+    """What is left of the SQLite dialect in shared code, as PostgreSQL: ``?`` placeholders (recall's
+    statements) and ``BEGIN IMMEDIATE`` (``rows.tx``). The catalog's own statements are PgIndex's;
+    SQLite's upserts (``INSERT OR REPLACE``) are no longer rewritten."""
     if sql.strip().upper() == "BEGIN IMMEDIATE":
         return "BEGIN"
-    sql = sql.replace("%", "%%").replace("?", "%s")
-    m = _REPLACE.match(sql)
-    if m and m.group(1) == "dirs":  # folder times are this machine's own (see schema_sql)
-        return ("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
-                "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns")
-    if m:
-        key, cols = _CONFLICT[m.group(1)]
-        sets = ", ".join(f"{c}=EXCLUDED.{c}" for c in cols)
-        sql = f"INSERT INTO {m.group(1)}{m.group(2)} ON CONFLICT ({key}) DO UPDATE SET {sets}"
-    return sql
+    return sql.replace("%", "%%").replace("?", "%s")
 
 
 class PgConn:
@@ -464,6 +455,10 @@ class PgIndex(Index):
 
     def _problem_paths(self, conn) -> set[str]:
         return {p for (p,) in conn.pg("SELECT path FROM problems").fetchall()}
+
+    def vectors(self) -> None:
+        """None: the server searches its own HNSW index; no vectors are held in memory."""
+        return None
 
     def _note_dirs(self, conn, rel: str) -> None:
         """Record the folder mtimes after our own write (this machine's own: ``dirs_host``)."""
