@@ -304,8 +304,8 @@ def test_the_catalog_interface_answers_alike_on_both(any_brain):
 
 
 def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedder, pg_dsn, monkeypatch):  # noqa: F811
-    """PgIndex's counts, folder times, staleness check, scan, stored vectors and word probe are written
-    in PostgreSQL: none
+    """PgIndex's counts, folder times, staleness check, scan, apply, transactions, stored vectors and
+    word probe are written in PostgreSQL: none
     goes through the SQLite-dialect translation (``PgConn.execute``), which is on its way out."""
     from brain_core.catalog.postgres.index import PgConn
 
@@ -316,11 +316,7 @@ def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedd
         rel = next((b.root / "memories").rglob("*.json")).relative_to(b.root).as_posix()
         conn = b.index.conn()
 
-        execute = PgConn.execute
-
         def translated(self, sql, args=()):
-            if sql in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"):  # the shared transaction helper (rows.tx), for now
-                return execute(self, sql, args)
             raise AssertionError(f"a statement went through translate: {sql}")
 
         monkeypatch.setattr(PgConn, "execute", translated)
@@ -356,6 +352,18 @@ def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedd
         assert b.index.counts()["scanned"] is not None
         again = b.index.scan(conn=conn)
         assert [p.message for p in again.problems] == [p.message for p in report.problems]
+        # catch-up and the write path's index_written, transactions included
+        rec = {"id": "20260101-000000000-abc001", "type": "fact", "key": "pulled", "profile": "me",
+               "body": "A pulled note about the warehouse robots.", "tags": []}
+        (b.root / "memories/me/pulled.json").write_text(json.dumps(rec))
+        assert b.index.catch_up() == "caught-up"
+        assert b.index.counts()["by_shelf"] == {"memories": 2}
+        from brain_core.store.shelves import load_doc
+
+        data = (b.root / rel).read_bytes()
+        with b.lock():
+            b.index.index_written([load_doc(rel, data, len(data), os.stat(b.root / rel).st_mtime_ns)])
+        assert b.index.stale_dirs(conn) == []
     finally:
         b.close()
 
@@ -363,7 +371,7 @@ def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedd
 def test_a_failed_statement_in_a_server_transaction_is_the_error_told_and_is_rolled_back(tmp_path, embedder, pg_dsn):  # noqa: F811
     import psycopg
 
-    from brain_core.catalog.sqlite.rows import tx
+    from brain_core.catalog.postgres.index import pg_tx as tx
 
     settings("postgres", pg_dsn, "t" + uuid.uuid4().hex[:12])
     b = Brain.init(tmp_path / "brain", embedder=embedder)

@@ -128,10 +128,10 @@ def test_connections_are_told_apart_by_their_backend_too(tmp_path):
         sqlite_conn.close()
 
 
-def test_what_is_left_of_the_translation_is_placeholders_and_begin(tmp_path):
+def test_what_is_left_of_the_translation_is_placeholders(tmp_path):
     from brain_core.catalog.postgres.index import translate
 
-    assert translate("BEGIN IMMEDIATE") == "BEGIN"
+    assert translate("BEGIN IMMEDIATE") == "BEGIN IMMEDIATE"  # transactions are pg_tx's
     assert translate("SELECT path FROM docs WHERE path LIKE ? AND rowid = ?") == \
         "SELECT path FROM docs WHERE path LIKE %s AND rowid = %s"
     assert translate("SELECT '100%' WHERE k = ?") == "SELECT '100%%' WHERE k = %s"

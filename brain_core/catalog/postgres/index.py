@@ -4,9 +4,8 @@ rows on a server.
 The rules of the scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite
 backend's own code, so what decides what changed lives in one place; every statement they run
 goes through a small method that this class writes again in PostgreSQL (``_catalogued``,
-``_stored_dirs``, ``_store_dirs``, ``_note_dirs``...). Only the shared transaction helper
-(``rows.tx``: ``BEGIN IMMEDIATE``) and recall's statements (``?`` placeholders) still pass through
-:func:`translate`. What differs besides is written here: the rows (one ``docs`` table holding the
+``_stored_dirs``, ``_store_dirs``, ``_note_dirs``, ``_tx``...). Only recall's statements (``?``
+placeholders) still pass through :func:`translate`. What differs besides is written here: the rows (one ``docs`` table holding the
 text, a generated ``tsvector`` and a pgvector column with an HNSW index), the vector reuse by text
 checksum, and the rebuild, which fills a new schema and renames it over the old one in one
 transaction. A lost connection mid-apply rolls back the open batch; mid-rebuild it leaves the old
@@ -32,7 +31,7 @@ from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect,
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
 from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, Index
-from brain_core.catalog.sqlite.rows import file_sum, tx
+from brain_core.catalog.sqlite.rows import file_sum
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import Doc, Problem, created_ts, json_tags
@@ -62,11 +61,9 @@ def build_memory_kb(setting: str, rows: int, dim: int) -> int | None:
 
 @lru_cache(maxsize=256)
 def translate(sql: str) -> str:
-    """What is left of the SQLite dialect in shared code, as PostgreSQL: ``?`` placeholders (recall's
-    statements) and ``BEGIN IMMEDIATE`` (``rows.tx``). The catalog's own statements are PgIndex's;
-    SQLite's upserts (``INSERT OR REPLACE``) are no longer rewritten."""
-    if sql.strip().upper() == "BEGIN IMMEDIATE":
-        return "BEGIN"
+    """What is left of the SQLite dialect in shared code, as PostgreSQL: recall's ``?`` placeholders.
+    The catalog's own statements and transactions (:class:`pg_tx`) are PgIndex's; SQLite's upserts
+    and ``BEGIN IMMEDIATE`` are no longer rewritten."""
     return sql.replace("%", "%%").replace("?", "%s")
 
 
@@ -125,6 +122,35 @@ class PgConn:
     @property
     def closed(self) -> bool:
         return self.raw.closed or self.raw.broken
+
+
+class pg_tx:
+    """One transaction on the server catalog: ``rows.tx`` in PostgreSQL (BEGIN, COMMIT; ROLLBACK on
+    an error, which is then the error told)."""
+
+    def __init__(self, conn: PgConn) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> PgConn:
+        self.conn.pg("BEGIN")
+        return self.conn
+
+    def __exit__(self, exc_type, *_) -> None:
+        if exc_type is None:
+            try:
+                self.conn.pg("COMMIT")
+            except Exception:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            try:
+                self.conn.pg("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
+                pass
 
 
 def vec_param(vec) -> np.ndarray:
@@ -310,7 +336,7 @@ class PgIndex(Index):
         held = self._newer_elsewhere(conn, list(report.deleted) + [d.path for d in report.modified])
         stats.held = len(held)
         docs = list(report.new) + [d for d in report.modified if d.path not in held]
-        with tx(conn):
+        with self._tx(conn):
             conn.pg_many("INSERT INTO problems VALUES(%s, %s, %s) ON CONFLICT (path) "
                          "DO UPDATE SET message=EXCLUDED.message, checksum=EXCLUDED.checksum",
                          [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
@@ -321,13 +347,13 @@ class PgIndex(Index):
             vectors, reused = self._vectors_for(conn, batch)
             stats.reused += reused
             stats.embedded += len(batch) - reused
-            with tx(conn):
+            with self._tx(conn):
                 conn.pg_many(UPSERT, [doc_row(d, v, self.host) for d, v in zip(batch, vectors)])
                 conn.pg("DELETE FROM problems WHERE path = ANY(%s)", ([d.path for d in batch],))
                 stats.written += len(batch)
             if progress:
                 progress(min(start + APPLY_BATCH, len(docs)), len(docs))
-        with tx(conn):  # rows of deleted files last: a moved file finds its vector in its old row
+        with self._tx(conn):  # rows of deleted files last: a moved file finds its vector in its old row
             for path in (p for p in report.deleted if p not in held):
                 stats.deleted += conn.pg("DELETE FROM docs WHERE path = %s", (path,)).rowcount
             problem_paths = {p.path for p in report.problems}
@@ -385,7 +411,7 @@ class PgIndex(Index):
         st = (self.root / rel).stat()
         doc = load_doc(rel, data, st.st_size, st.st_mtime_ns)
         vectors, _ = self._vectors_for(conn, [doc])
-        with tx(conn):
+        with self._tx(conn):
             conn.pg(UPSERT, doc_row(doc, vectors[0], self.host))
             self._note_dirs(conn, rel)
 
@@ -440,6 +466,9 @@ class PgIndex(Index):
 
     # -- the staleness check's statements (the shared code is Index's; the folder times are this clone's)
 
+    def _tx(self, conn):
+        return pg_tx(conn)
+
     def _stored_dirs(self, conn) -> dict[str, int]:
         return dict(conn.pg("SELECT path, mtime_ns FROM dirs").fetchall())
 
@@ -474,7 +503,7 @@ class PgIndex(Index):
 
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
-        with tx(conn):
+        with self._tx(conn):
             conn.pg("DELETE FROM docs WHERE path = %s", (rel,))
             self._note_dirs(conn, rel)
 
@@ -494,7 +523,7 @@ class PgIndex(Index):
                 if not quiet:
                     self.notice("a rebuild is already running; it will swap the new catalog in when done")
                 return None
-            with tx(build):
+            with self._tx(build):
                 build.pg(f"DROP SCHEMA IF EXISTS {new} CASCADE")
                 build.pg(schema_sql(new, self.dim))
                 build.pg("INSERT INTO meta VALUES('schema', %s), ('model', %s)", (SCHEMA_VERSION, self.model_id))
@@ -508,7 +537,7 @@ class PgIndex(Index):
                 if late.changes or late.problems:
                     self.apply(late, conn=build)
                 self.close()
-                with tx(build):
+                with self._tx(build):
                     build.pg(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
                     build.pg(f"ALTER SCHEMA {new} RENAME TO {self.schema}")
             return stats

@@ -333,7 +333,7 @@ class Index:
         report = ScanReport(new=tuple(d for d in docs if d.path not in known),
                             modified=tuple(d for d in docs if d.path in known))
         self.apply(report, conn=conn)
-        with tx(conn):
+        with self._tx(conn):
             for rel in {d.path.rsplit("/", 1)[0]: d.path for d in docs}.values():
                 self._note_dirs(conn, rel)
 
@@ -378,6 +378,9 @@ class Index:
 
     # The statements the staleness check and catch-up share; PgIndex has its own.
 
+    def _tx(self, conn):
+        return tx(conn)
+
     def _stored_dirs(self, conn) -> dict[str, int]:
         return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
 
@@ -409,7 +412,7 @@ class Index:
             dirs = self.stale_dirs(conn)
             if not dirs:
                 if self._parents_changed:
-                    with tx(conn):
+                    with self._tx(conn):
                         self._store_dirs(conn, self._parents_changed)
                 return "fresh"
             existing = [d for d in dirs if (self.root / d).is_dir()]
