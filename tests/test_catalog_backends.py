@@ -33,7 +33,7 @@ def any_brain(request, tmp_path, embedder):
     dsn = request.getfixturevalue("pg_dsn") if backend == "postgres" else None
     settings(backend, dsn, "t" + uuid.uuid4().hex[:12])
     b = Brain.init(tmp_path / "brain", embedder=embedder)
-    assert getattr(b.index, "backend", "sqlite") == backend
+    assert b.index.backend == backend
     yield b
     b.close()
 
@@ -269,3 +269,121 @@ def test_both_backends_give_the_same_answers_on_the_same_brain(tmp_path, embedde
     # the same words found in the same records, so the same confidence (one query to the server for
     # all the words on PostgreSQL, a small full-text table of the candidates on SQLite)
     assert {q: v[0] for q, v in pg_judged.items()} == {q: v[0] for q, v in sqlite_judged.items()}
+
+
+def test_the_catalog_interface_answers_alike_on_both(any_brain):
+    """What the write path, link on write and the project lift ask of the catalog (catalog/base.py)."""
+    import numpy as np
+
+    from brain_core.store.shelves import load_doc
+
+    b = any_brain
+    b.remember("The staging database is restored from Sunday's snapshot.", key="staging-restore",
+               tags=["project:atlas-web"])
+    b.remember("Invoices are sent on the first working day of the month.", key="invoices")
+    paths = sorted(p.relative_to(b.root).as_posix() for p in (b.root / "memories").rglob("*.json"))
+    assert len(paths) == 2
+    stored = b.index.stored_vectors(paths + ["memories/me/not-there.json"])
+    assert sorted(stored) == paths  # written through index_written, the one apply of a write
+    for vec in stored.values():
+        assert vec.dtype == np.float32 and abs(float(np.linalg.norm(vec)) - 1) < 1e-3
+    docs = [load_doc(p, (b.root / p).read_bytes(), 0, 0) for p in paths]
+    vecs, reused = b.index.vectors_for(docs)
+    assert reused == 2  # by text checksum: nothing embedded again
+    for doc, vec in zip(docs, vecs):
+        assert float(np.dot(np.asarray(vec, dtype=np.float32), stored[doc.path])) > 0.999
+    assert b.index.has_project("atlas-web")
+    # SQLite can tell cheaply that no record carries a project; the server catalog always looks further
+    assert b.index.has_project("no-such-project") is (b.index.backend == "postgres")
+    counts = b.index.counts()["by_shelf"]
+    assert counts.get("memories") == 2
+    # the router's probe: one record holding every word of one group
+    assert b.index.holds_words([("staging", "snapshot")])
+    assert not b.index.holds_words([("staging", "invoices")])
+    assert b.index.holds_words([("staging", "invoices"), ("invoices", "month")])
+
+
+def test_the_server_catalogs_own_statements_need_no_translation(tmp_path, embedder, pg_dsn, monkeypatch):  # noqa: F811
+    """PgIndex's counts, folder times, staleness check, scan, apply, transactions, stored vectors and
+    word probe are written in PostgreSQL: none
+    goes through the SQLite-dialect translation (``PgConn.execute``), which is on its way out."""
+    from brain_core.catalog.postgres.index import PgConn
+
+    settings("postgres", pg_dsn, "t" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    try:
+        b.remember("The staging database is restored from Sunday's snapshot.", key="staging-restore")
+        rel = next((b.root / "memories").rglob("*.json")).relative_to(b.root).as_posix()
+        conn = b.index.conn()
+
+        def translated(self, sql, args=()):
+            raise AssertionError(f"a statement went through translate: {sql}")
+
+        monkeypatch.setattr(PgConn, "execute", translated)
+        monkeypatch.setattr(PgConn, "executemany", translated)
+        assert b.index.counts()["by_shelf"] == {"memories": 1}
+        assert list(b.index.stored_vectors([rel])) == [rel]
+        assert b.index.holds_words([("staging", "snapshot")]) and not b.index.holds_words([("staging", "invoice")])
+        folder = rel.rsplit("/", 1)[0]
+        conn.pg("DELETE FROM dirs WHERE path = %s", (folder,))
+        b.index._note_dirs(conn, rel)
+        stored = dict(conn.pg("SELECT path, mtime_ns FROM dirs").fetchall())
+        assert stored[folder] == os.stat(b.root / folder).st_mtime_ns
+        # the staleness check and its bookkeeping
+        from brain_core.store.shelves import dir_mtimes
+
+        assert b.index.stale_dirs(conn) == []
+        (b.root / "memories" / "me" / "dropped-in.json").write_text("{}")
+        os.utime(b.root / "memories" / "me", ns=(1, 1))  # a folder time no scan has seen
+        assert b.index.stale_dirs(conn) == ["memories/me"]
+        assert b.index._paths_like(conn, "memories/%") == [rel] and b.index._problem_paths(conn) == set()
+        b.index._store_dirs(conn, dir_mtimes(b.root))
+        assert b.index.stale_dirs(conn) == []
+        # the scan's reads, of everything and of one folder
+        report = b.index.scan(conn=conn)
+        assert [p.path for p in report.problems] == ["memories/me/dropped-in.json"] and report.unchanged == 1
+        one = b.index.scan(dirs=["memories/me"], conn=conn)
+        assert one.unchanged == 1 and not one.new and not one.deleted
+        # apply: the bad file is noted, the scan time stored, and a second scan knows the problem
+        with b.lock():
+            stats = b.index.apply(report, conn=conn)
+        assert stats.written == 0 and stats.deleted == 0
+        assert [p.path for p in b.index.counts()["problems"]] == ["memories/me/dropped-in.json"]
+        assert b.index.counts()["scanned"] is not None
+        again = b.index.scan(conn=conn)
+        assert [p.message for p in again.problems] == [p.message for p in report.problems]
+        # catch-up and the write path's index_written, transactions included
+        rec = {"id": "20260101-000000000-abc001", "type": "fact", "key": "pulled", "profile": "me",
+               "body": "A pulled note about the warehouse robots.", "tags": []}
+        (b.root / "memories/me/pulled.json").write_text(json.dumps(rec))
+        assert b.index.catch_up() == "caught-up"
+        assert b.index.counts()["by_shelf"] == {"memories": 2}
+        from brain_core.store.shelves import load_doc
+
+        data = (b.root / rel).read_bytes()
+        with b.lock():
+            b.index.index_written([load_doc(rel, data, len(data), os.stat(b.root / rel).st_mtime_ns)])
+        assert b.index.stale_dirs(conn) == []
+    finally:
+        b.close()
+
+
+def test_a_failed_statement_in_a_server_transaction_is_the_error_told_and_is_rolled_back(tmp_path, embedder, pg_dsn):  # noqa: F811
+    import psycopg
+
+    from brain_core.catalog.postgres.index import pg_tx as tx
+
+    settings("postgres", pg_dsn, "t" + uuid.uuid4().hex[:12])
+    b = Brain.init(tmp_path / "brain", embedder=embedder)
+    try:
+        conn = b.index.conn()
+        assert not conn.in_transaction
+        with pytest.raises(psycopg.errors.DivisionByZero):  # not an AttributeError from the rollback
+            with tx(conn):
+                assert conn.in_transaction
+                conn.pg("INSERT INTO meta VALUES('probe', 'x')")
+                conn.pg("SELECT 1 / 0")
+        assert not conn.in_transaction
+        assert conn.pg("SELECT v FROM meta WHERE k = 'probe'").fetchone() is None  # rolled back; usable again
+    finally:
+        b.close()

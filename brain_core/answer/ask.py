@@ -214,7 +214,7 @@ def _gate(brain, question: str, route: Route, llm) -> Route:
         return route
     if llm is None:
         return replace(route, recall=True, fired=route.fired + ("gate:offline",))
-    if names_known_things(brain.index.conn(), question):
+    if names_known_things(brain.index, question):
         return replace(route, recall=True, fired=route.fired + ("gate:probe",))
     return route
 

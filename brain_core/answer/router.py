@@ -255,9 +255,10 @@ def route(question: str, brain_root: Path | None = None) -> Route:
 PROBE_WORDS = 6
 
 
-def names_known_things(conn, question: str) -> bool:
-    """The lexical probe: does one record in the index hold at least half of the question's content
-    words (all of them for a one- or two-word question)? One FTS5 query, no embedding: with an LLM
+def names_known_things(index, question: str) -> bool:
+    """The lexical probe: does one record in the catalog ``index`` hold at least half of the question's
+    content words (all of them for a one- or two-word question)? One keyword query
+    (:meth:`~brain_core.catalog.base.Catalog.holds_words`), no embedding: with an LLM
     configured it lets "when do we deploy to staging" reach the brain though no pattern fired,
     while "how do I reverse a list in python" stays with the LLM."""
     from itertools import combinations
@@ -269,16 +270,8 @@ def names_known_things(conn, question: str) -> bool:
     if not words:
         return False
     need = len(words) if len(words) <= 2 else (len(words) + 1) // 2
-    groups = [" AND ".join(f'"{w}"' for w in group) for group in combinations(words, need)]
-    query = " OR ".join(f"({g})" for g in groups)
-    from brain_core.recall.confidence import on_postgres
-
-    if on_postgres(conn):
-        ors = " | ".join("(" + " & ".join(group) + ")" for group in combinations(words, need))
-        query, sql = ors, "SELECT 1 FROM docs WHERE fts @@ to_tsquery('english', ?) LIMIT 1"
-    else:
-        sql = "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1"
+    index.conn()  # opened (or built) here, as the probe always did: only the query's errors are forgiven
     try:
-        return conn.execute(sql, (query,)).fetchone() is not None
+        return index.holds_words(list(combinations(words, need)))
     except database_errors():  # an index being rebuilt: the router's patterns alone decide
         return False

@@ -216,7 +216,9 @@ VOCAB_CAP = 50_000  # words read per first letter
 
 
 def _on_postgres(conn) -> bool:
-    return type(conn).__name__ == "PgConn"
+    from brain_core.recall.confidence import on_postgres
+
+    return on_postgres(conn)
 
 
 def _common() -> frozenset[str]:

@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from brain_core.config import Config
 from brain_core.errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
@@ -21,6 +21,9 @@ from brain_core.store.fsutil import absolute, atomic_write_bytes, contained, fsy
 from brain_core.store.git import Git
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import on_shelf
+
+if TYPE_CHECKING:
+    from brain_core.catalog.base import Catalog
 
 LAYOUT = ("memories", "events", "lessons", "knowledge", "wiki", "archive", "harvest")
 GITIGNORE = ".aida/\n.*.tmp-*\n"
@@ -49,7 +52,7 @@ class Brain:
         self._lock = FileLock(self.state_dir / "write.lock", timeout=120)
         ident = self.config.get("identity")
         self.git = Git(self.root, name=ident.get("name", "Aida"), email=ident.get("email", "aida@brain.invalid"))
-        self._index = None
+        self._index: Catalog | None = None
         self._usage = None
         self._embedder = embedder  # share one loaded model between brains (tray, tests); else lazy
         self.project: str | None = None  # recall lifts this project's records (brain_core.harvest.projects.boost)
@@ -116,7 +119,8 @@ class Brain:
         return self._embedder
 
     @property
-    def index(self):
+    def index(self) -> Catalog:
+        """The brain's card catalog, on the backend the settings name (opened on first use)."""
         if self._index is None:
             from brain_core.catalog.factory import open_index
 
@@ -303,7 +307,6 @@ class Brain:
         return Written(rec, rel, True)
 
     def _index_written(self, written: list[Written]) -> None:
-        from brain_core.catalog.sqlite.index import ScanReport
         from brain_core.store.shelves import load_doc
 
         docs = []
@@ -311,19 +314,7 @@ class Brain:
             data = (self.root / w.path).read_bytes()
             st = (self.root / w.path).stat()
             docs.append(load_doc(w.path, data, st.st_size, st.st_mtime_ns))
-        idx = self.index
-        conn = idx.conn()
-        known = {p for (p,) in conn.execute(
-            f"SELECT path FROM docs WHERE path IN ({','.join('?' * len(docs))})", [d.path for d in docs])}
-        report = ScanReport(new=tuple(d for d in docs if d.path not in known),
-                            modified=tuple(d for d in docs if d.path in known))
-        idx.apply(report, conn=conn)
-        # one transaction for the folder mtimes: one fsync, not one per record
-        from brain_core.catalog.sqlite.rows import tx
-
-        with tx(conn):
-            for rel in {w.path.rsplit("/", 1)[0]: w.path for w in written}.values():
-                idx._note_dirs(conn, rel)
+        self.index.index_written(docs)
 
     def _emit(self, written: list[Written]) -> None:
         """Tell the tray: one JSON line per record written (appends are atomic at this size)."""
@@ -457,12 +448,8 @@ class Brain:
 
     def _has_project(self, project: str) -> bool:
         """Whether any record carries ``project:<project>`` (one keyword lookup; True when unsure)."""
-        if getattr(self.index, "backend", "sqlite") != "sqlite":
-            return True
         try:
-            words = " ".join(f'"{w}"' for w in ["project", *project.split("-")] if w)
-            return self.index.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
-                                             (f"tags : ({words})",)).fetchone() is not None
+            return self.index.has_project(project)
         except Exception:  # noqa: BLE001 - a lift is optional: when in doubt, look further
             return True
 

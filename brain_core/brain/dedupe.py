@@ -171,19 +171,7 @@ def stored_vectors(index, paths: Sequence[str]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     if index is None or not paths:
         return out
-    conn = index.conn()
-    paths = list(dict.fromkeys(paths))
-    for start in range(0, len(paths), 500):
-        chunk = paths[start:start + 500]
-        if getattr(index, "backend", "sqlite") == "postgres":
-            rows = conn.execute(f"SELECT d.path, d.embedding FROM docs d WHERE d.embedding IS NOT NULL AND "
-                                f"d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-            out.update((p, np.asarray(e, dtype=np.float32)) for p, e in rows)
-            continue
-        rows = conn.execute(f"SELECT d.path, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid "
-                            f"WHERE d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-        out.update((p, np.frombuffer(e, dtype=np.float32)) for p, e in rows)
-    return out
+    return index.stored_vectors(list(dict.fromkeys(paths)))
 
 
 # -- answers --------------------------------------------------------------------------------------------------
@@ -334,7 +322,7 @@ class Linker:
         if len(docs) < 2:
             return
         idx = self.brain.index
-        vecs, _ = idx._vectors_for(idx.conn(), docs)
+        vecs, _ = idx.vectors_for(docs)
         self.primed = {d.text_sha: np.asarray(v, dtype=np.float32) for d, v in zip(docs, vecs)}
 
     def link(self, rec, rel: str):
@@ -348,7 +336,7 @@ class Linker:
         doc = load_doc(rel, rec.to_json().encode("utf-8"), 0, 0)
         vec = self.primed.pop(doc.text_sha, None)
         if vec is None:
-            vec = np.asarray(idx._vectors_for(conn, [doc])[0][0], dtype=np.float32)
+            vec = np.asarray(idx.vectors_for([doc])[0][0], dtype=np.float32)
         idx.fresh_vectors[doc.text_sha] = vec   # the write that may follow embeds nothing again
         target = self._in_batch(rec, vec) or self._in_catalog(conn, rec, vec)
         if target is None:
@@ -374,7 +362,7 @@ class Linker:
         fq = fts_query(rec.body)
         if not fq:
             return None
-        if getattr(self.brain.index, "backend", "sqlite") == "postgres":
+        if self.brain.index.backend == "postgres":
             rows = self._pg_neighbours(conn, fq, rec.profile, vec)
         else:
             rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "

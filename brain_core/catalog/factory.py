@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+from brain_core.catalog.base import Catalog
 from brain_core.errors import BrainError
 
 BACKENDS = ("sqlite", "postgres")
@@ -20,7 +21,8 @@ def backend(config) -> str:
     return name
 
 
-def open_index(root: Path, lock, embedder_factory: Callable, config):
+def open_index(root: Path, lock, embedder_factory: Callable, config) -> Catalog:
+    """The brain's catalog on the backend ``index.backend`` names (nothing is opened yet)."""
     from brain_core.catalog.embed import DIM, MODEL_ID
 
     if backend(config) == "postgres":
@@ -42,7 +44,7 @@ def rebuild(brain, progress=None):
     PostgreSQL, the local SQLite catalog's vectors are reused by text checksum; back onto SQLite,
     the server's vectors for this brain are (when ``index.dsn`` still reaches it)."""
     idx = brain.index
-    if getattr(idx, "backend", "sqlite") == "postgres" or not brain.config.get("index.dsn"):
+    if idx.backend == "postgres" or not brain.config.get("index.dsn"):
         return idx.rebuild(progress=progress)
     try:
         from brain_core.catalog.postgres import brain_id
@@ -61,7 +63,7 @@ def rebuild(brain, progress=None):
 def vector_source(brain) -> Iterator[Path | None]:
     """A SQLite file of this brain's vectors (by text checksum) for a local catalog build to reuse:
     the catalog itself on SQLite, an export of the server's on PostgreSQL (as-of snapshots)."""
-    if getattr(brain.index, "backend", "sqlite") != "postgres":
+    if brain.index.backend != "postgres":
         yield brain.index.path
         return
     with _exported(brain.index) as seed:

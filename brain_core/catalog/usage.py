@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from brain_core.catalog.sqlite import db as dbmod
 
@@ -20,10 +21,15 @@ from brain_core.catalog.sqlite import db as dbmod
 USE_REASONS = ("cited", "opened", "copied", "thumbs-up")
 
 
+def _errors() -> tuple[type[BaseException], ...]:
+    """What a read-only, busy or damaged usage file raises (never the caller's problem)."""
+    return (OSError, *dbmod.database_errors())
+
+
 class Usage:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._conn = None
+        self._conn: Any = None
 
     def _c(self):
         if self._conn is None:
@@ -48,14 +54,14 @@ class Usage:
                 q = "SELECT path, uses, last FROM usage WHERE path IN (%s)" % ",".join("?" * len(chunk))
                 out.update({p: (u, t) for p, u, t in conn.execute(q, chunk)})
             return out
-        except (OSError, *dbmod.database_errors()):  # read-only brain: no use known, none noted
+        except _errors():  # read-only brain: no use known, none noted
             return {}  # usage is advisory: a damaged file means "no usage known"
 
     def reasons(self, path: str) -> dict[str, int]:
         """How many uses of each kind one record had (``{"cited": 3, "copied": 1}``)."""
         try:
             return dict(self._c().execute("SELECT why, n FROM reasons WHERE path = ?", [path]).fetchall())
-        except (OSError, *dbmod.database_errors()):
+        except _errors():
             return {}
 
     def bump(self, paths: list[str], when: float | None = None, why: str = "cited") -> None:
@@ -71,7 +77,7 @@ class Usage:
             conn.executemany("INSERT INTO reasons VALUES(?, ?, 1) ON CONFLICT(path, why) DO UPDATE SET n = n + 1",
                              [(p, why) for p in paths])
             conn.execute("COMMIT")
-        except (OSError, *dbmod.database_errors()):
+        except _errors():
             try:
                 self._conn.execute("ROLLBACK")
             except Exception:  # noqa: BLE001 - nothing was open, or the file is gone

@@ -14,7 +14,7 @@ def vectors(brain, docs: Sequence[Doc]) -> np.ndarray:
     out = np.zeros((len(docs), brain.index.dim), dtype=np.float32)
     if not docs:
         return out
-    if getattr(brain.index, "backend", "sqlite") == "postgres":  # the server catalog's own checksum reuse
+    if brain.index.backend == "postgres":  # the server catalog's own checksum reuse
         found, _ = brain.index._vectors_for(brain.index.conn(), list(docs))
         return np.stack(found).astype(np.float32)
     conn = brain.index.conn()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def recall_api(index, sqlite_recall):
     """(the recall function, the errors that mean "the catalog failed") for ``index``."""
-    if getattr(index, "backend", "sqlite") == "postgres":
+    if index.backend == "postgres":
         from brain_core.catalog.postgres import database_errors
         from brain_core.recall.postgres import recall
 

@@ -175,8 +175,10 @@ def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int], counts: tu
 
 
 def on_postgres(conn) -> bool:
-    """Is this the PostgreSQL catalog's connection (brain_core.catalog.postgres) rather than SQLite's?"""
-    return type(conn).__name__ == "PgConn"
+    """Is this the PostgreSQL catalog's connection (brain_core.catalog.postgres) rather than SQLite's?
+    A :class:`~brain_core.catalog.postgres.index.PgConn` says so in its ``backend``, as the catalog
+    does; a SQLite connection is the driver's own class, which carries none."""
+    return getattr(conn, "backend", "sqlite") == "postgres"
 
 
 def matching(conn, fts: str, rowids: Sequence[int], filled: bool = False) -> set[int]:

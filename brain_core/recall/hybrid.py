@@ -370,7 +370,7 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     now = now or time.time()
     shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
     n = max(params.candidates, k * 4)
-    backend = getattr(index, "backend", "sqlite")
+    backend = index.backend
     if backend == "postgres":  # the two stages run on the server; everything after them is shared
         from brain_core.recall.postgres import filters as where_of
         from brain_core.recall.postgres import gather as stages_of

@@ -101,7 +101,8 @@ def keyword_terms(fq: str | None, conn) -> tuple[str | None, list[tuple[str, flo
     common_set = {w for w, _, est, counted, *_ in rows if w in found and counted is None} if len(found) > 1 else set()
     if not common_set:
         return _or_query(found), terms, (df, top)
-    common, rare = [], []
+    common: list[str] = []
+    rare: list[str] = []
     for word in found:
         (common if word in common_set else rare).append(word)
     if len(common) > 1:

@@ -1,10 +1,11 @@
 """The catalog's PostgreSQL backend: :class:`PgIndex` is :class:`~brain_core.catalog.sqlite.index.Index` with its
 rows on a server.
 
-The scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite backend's own
-code: they speak a little SQL (``?`` placeholders, ``INSERT OR REPLACE`` into ``dirs``/``problems``/
-``meta``, ``BEGIN IMMEDIATE``) that :class:`PgConn` translates, so the rules that decide what
-changed live in one place. What differs is written here: the rows (one ``docs`` table holding the
+The rules of the scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite
+backend's own code, so what decides what changed lives in one place; every statement they run
+goes through a small method that this class writes again in PostgreSQL (``_catalogued``,
+``_stored_dirs``, ``_store_dirs``, ``_note_dirs``, ``_tx``...). Only recall's statements (``?``
+placeholders) still pass through :func:`translate`. What differs besides is written here: the rows (one ``docs`` table holding the
 text, a generated ``tsvector`` and a pgvector column with an HNSW index), the vector reuse by text
 checksum, and the rebuild, which fills a new schema and renames it over the old one in one
 transaction. A lost connection mid-apply rolls back the open batch; mid-rebuild it leaves the old
@@ -14,6 +15,7 @@ schema answering and a half-built ``__new`` schema that the next rebuild drops.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import socket
 import time
@@ -24,14 +26,15 @@ from typing import Callable
 
 import numpy as np
 
+from brain_core.catalog.base import ApplyStats, ScanReport
 from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
-from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, ApplyStats, Index, ScanReport
-from brain_core.catalog.sqlite.rows import file_sum, store_dirs, tx
+from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, Index
+from brain_core.catalog.sqlite.rows import file_sum
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
-from brain_core.store.shelves import Doc, created_ts, json_tags
+from brain_core.store.shelves import Doc, Problem, created_ts, json_tags
 
 # While pgvector builds an HNSW index it keeps the graph in the session's maintenance_work_mem: each
 # row's vector (dim x 4 bytes) and its neighbour lists (about 1 kB at m = 16). A graph that outgrows
@@ -56,30 +59,19 @@ def build_memory_kb(setting: str, rows: int, dim: int) -> int | None:
     return int(m.group(1)) * _UNITS[(m.group(2) or "kB").lower()]
 
 
-_CONFLICT = {"problems": ("path", ("message", "checksum")), "dirs": ("path", ("mtime_ns",)), "meta": ("k", ("v",))}
-_REPLACE = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)(.*)$", re.S)
-
-
 @lru_cache(maxsize=256)
 def translate(sql: str) -> str:
-    """The shared code's SQLite dialect as PostgreSQL (placeholders, upserts, transactions)."""
-    if sql.strip().upper() == "BEGIN IMMEDIATE":
-        return "BEGIN"
-    sql = sql.replace("%", "%%").replace("?", "%s")
-    m = _REPLACE.match(sql)
-    if m and m.group(1) == "dirs":  # folder times are this machine's own (see schema_sql)
-        return ("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
-                "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns")
-    if m:
-        key, cols = _CONFLICT[m.group(1)]
-        sets = ", ".join(f"{c}=EXCLUDED.{c}" for c in cols)
-        sql = f"INSERT INTO {m.group(1)}{m.group(2)} ON CONFLICT ({key}) DO UPDATE SET {sets}"
-    return sql
+    """What is left of the SQLite dialect in shared code, as PostgreSQL: recall's ``?`` placeholders.
+    The catalog's own statements and transactions (:class:`pg_tx`) are PgIndex's; SQLite's upserts
+    and ``BEGIN IMMEDIATE`` are no longer rewritten."""
+    return sql.replace("%", "%%").replace("?", "%s")
 
 
 class PgConn:
     """A psycopg connection that takes the SQLite-dialect statements of the shared index code;
     :meth:`pg` runs PostgreSQL as written."""
+
+    backend = "postgres"  # what recall/confidence.py's on_postgres reads, like the catalog's own
 
     def __init__(self, raw) -> None:
         self.raw = raw
@@ -120,8 +112,45 @@ class PgConn:
         self.raw.close()
 
     @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (or the connection is lost, when nobody can tell): what
+        :class:`~brain_core.catalog.sqlite.rows.tx` asks before it rolls back."""
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    @property
     def closed(self) -> bool:
         return self.raw.closed or self.raw.broken
+
+
+class pg_tx:
+    """One transaction on the server catalog: ``rows.tx`` in PostgreSQL (BEGIN, COMMIT; ROLLBACK on
+    an error, which is then the error told)."""
+
+    def __init__(self, conn: PgConn) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> PgConn:
+        self.conn.pg("BEGIN")
+        return self.conn
+
+    def __exit__(self, exc_type, *_) -> None:
+        if exc_type is None:
+            try:
+                self.conn.pg("COMMIT")
+            except Exception:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            try:
+                self.conn.pg("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
+                pass
 
 
 def vec_param(vec) -> np.ndarray:
@@ -181,7 +210,8 @@ def doc_row(doc: Doc, vec, host: str) -> tuple:
 
 
 class PgIndex(Index):
-    """One brain's catalog in schema ``aida_<brain id>`` of the database at ``dsn``."""
+    """One brain's catalog in schema ``aida_<brain id>`` of the database at ``dsn`` (a
+    :class:`~brain_core.catalog.base.Catalog`)."""
 
     backend = "postgres"
 
@@ -306,23 +336,24 @@ class PgIndex(Index):
         held = self._newer_elsewhere(conn, list(report.deleted) + [d.path for d in report.modified])
         stats.held = len(held)
         docs = list(report.new) + [d for d in report.modified if d.path not in held]
-        with tx(conn):
-            conn.executemany("INSERT OR REPLACE INTO problems VALUES(?,?,?)",
-                             [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
-            conn.executemany("UPDATE docs SET size=?, mtime_ns=? WHERE path=?",
-                             [(f.size, f.mtime_ns, f.path) for f in report.touched])
+        with self._tx(conn):
+            conn.pg_many("INSERT INTO problems VALUES(%s, %s, %s) ON CONFLICT (path) "
+                         "DO UPDATE SET message=EXCLUDED.message, checksum=EXCLUDED.checksum",
+                         [(p.path, p.message, file_sum(self.root, p.path)) for p in report.problems])
+            conn.pg_many("UPDATE docs SET size=%s, mtime_ns=%s WHERE path=%s",
+                         [(f.size, f.mtime_ns, f.path) for f in report.touched])
         for start in range(0, len(docs), APPLY_BATCH):
             batch = docs[start:start + APPLY_BATCH]
             vectors, reused = self._vectors_for(conn, batch)
             stats.reused += reused
             stats.embedded += len(batch) - reused
-            with tx(conn):
+            with self._tx(conn):
                 conn.pg_many(UPSERT, [doc_row(d, v, self.host) for d, v in zip(batch, vectors)])
                 conn.pg("DELETE FROM problems WHERE path = ANY(%s)", ([d.path for d in batch],))
                 stats.written += len(batch)
             if progress:
                 progress(min(start + APPLY_BATCH, len(docs)), len(docs))
-        with tx(conn):  # rows of deleted files last: a moved file finds its vector in its old row
+        with self._tx(conn):  # rows of deleted files last: a moved file finds its vector in its old row
             for path in (p for p in report.deleted if p not in held):
                 stats.deleted += conn.pg("DELETE FROM docs WHERE path = %s", (path,)).rowcount
             problem_paths = {p.path for p in report.problems}
@@ -330,8 +361,9 @@ class PgIndex(Index):
                 if path not in problem_paths and not (self.root / path).exists():
                     conn.pg("DELETE FROM problems WHERE path = %s", (path,))
             if report.dirs is not None:
-                store_dirs(conn, report.dirs)
-            conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
+                self._store_dirs(conn, report.dirs)
+            conn.pg("INSERT INTO meta VALUES('scanned', %s) ON CONFLICT (k) DO UPDATE SET v=EXCLUDED.v",
+                    (str(time.time()),))
         stats.seconds = time.perf_counter() - t0
         return stats
 
@@ -379,13 +411,99 @@ class PgIndex(Index):
         st = (self.root / rel).stat()
         doc = load_doc(rel, data, st.st_size, st.st_mtime_ns)
         vectors, _ = self._vectors_for(conn, [doc])
-        with tx(conn):
+        with self._tx(conn):
             conn.pg(UPSERT, doc_row(doc, vectors[0], self.host))
             self._note_dirs(conn, rel)
 
+    def _known_paths(self, conn, paths: list[str]) -> set[str]:
+        return {p for (p,) in conn.pg("SELECT path FROM docs WHERE path = ANY(%s)", (paths,)).fetchall()}
+
+    def has_project(self, project: str) -> bool:
+        """Always True: the server catalog has no cheap lookup of a tag's words apart, so a project
+        lift always looks further (as before this was a method)."""
+        return True
+
+    def holds_words(self, groups: list[tuple[str, ...]]) -> bool:
+        query = " | ".join("(" + " & ".join(group) + ")" for group in groups)
+        return self.conn().pg("SELECT 1 FROM docs WHERE fts @@ to_tsquery('english', %s) LIMIT 1",
+                              (query,)).fetchone() is not None
+
+    def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        conn = self.conn()
+        for start in range(0, len(paths), 500):
+            rows = conn.pg("SELECT path, embedding FROM docs WHERE embedding IS NOT NULL AND path = ANY(%s)",
+                           (paths[start:start + 500],)).fetchall()
+            out.update((p, vec_param(e)) for p, e in rows)  # pgvector's Vector, as numpy
+        return out
+
+    def counts(self) -> dict:
+        conn = self.conn()
+        by_shelf = dict(conn.pg("SELECT shelf, count(*) FROM docs GROUP BY shelf").fetchall())
+        problems = [Problem(p, m) for p, m in conn.pg("SELECT path, message FROM problems ORDER BY path").fetchall()]
+        scanned = conn.pg("SELECT v FROM meta WHERE k='scanned'").fetchone()
+        return {"by_shelf": by_shelf, "problems": problems, "scanned": float(scanned[0]) if scanned else None}
+
+    # -- the scan's statements (its rules are Index.scan's)
+
+    def _catalogued(self, conn, dirs: list[str] | None) -> tuple[dict[str, tuple], dict[str, str]]:
+        if dirs is None:
+            known = {p: (c, s, m) for p, c, s, m in conn.pg("SELECT path, checksum, size, mtime_ns FROM docs").fetchall()}
+            bad = dict(conn.pg("SELECT path, checksum FROM problems").fetchall())
+            return known, bad
+        known, bad = {}, {}
+        for d in dirs:
+            like = d.replace("%", "\\%").replace("_", "\\_") + "/%"
+            for p, c, s, m in conn.pg("SELECT path, checksum, size, mtime_ns FROM docs WHERE path LIKE %s "
+                                      "ESCAPE '\\' AND path NOT LIKE %s ESCAPE '\\'", (like, like + "/%")).fetchall():
+                known[p] = (c, s, m)
+            for p, c in conn.pg("SELECT path, checksum FROM problems WHERE path LIKE %s ESCAPE '\\'", (like,)).fetchall():
+                bad[p] = c
+        return known, bad
+
+    def _problem_message(self, conn, path: str) -> str:
+        return conn.pg("SELECT message FROM problems WHERE path = %s", (path,)).fetchone()[0]
+
+    # -- the staleness check's statements (the shared code is Index's; the folder times are this clone's)
+
+    def _tx(self, conn):
+        return pg_tx(conn)
+
+    def _stored_dirs(self, conn) -> dict[str, int]:
+        return dict(conn.pg("SELECT path, mtime_ns FROM dirs").fetchall())
+
+    def _store_dirs(self, conn, seen: dict[str, int]) -> None:
+        gone = [p for (p,) in conn.pg("SELECT path FROM dirs").fetchall() if p not in seen]
+        if gone:
+            conn.pg("DELETE FROM dirs_host WHERE host = current_setting('aida.host') AND path = ANY(%s)", (gone,))
+        conn.pg_many("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
+                     "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns", list(seen.items()))
+
+    def _paths_like(self, conn, like: str) -> list[str]:
+        return [p for (p,) in conn.pg("SELECT path FROM docs WHERE path LIKE %s", (like,)).fetchall()]
+
+    def _problem_paths(self, conn) -> set[str]:
+        return {p for (p,) in conn.pg("SELECT path FROM problems").fetchall()}
+
+    def vectors(self) -> None:
+        """None: the server searches its own HNSW index; no vectors are held in memory."""
+        return None
+
+    def _note_dirs(self, conn, rel: str) -> None:
+        """Record the folder mtimes after our own write (this machine's own: ``dirs_host``)."""
+        parts = rel.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            try:
+                conn.pg("INSERT INTO dirs_host VALUES(current_setting('aida.host'), %s, %s) "
+                        "ON CONFLICT (host, path) DO UPDATE SET mtime_ns=EXCLUDED.mtime_ns",
+                        (sub, os.stat(self.root / sub).st_mtime_ns))
+            except FileNotFoundError:
+                pass
+
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
-        with tx(conn):
+        with self._tx(conn):
             conn.pg("DELETE FROM docs WHERE path = %s", (rel,))
             self._note_dirs(conn, rel)
 
@@ -405,7 +523,7 @@ class PgIndex(Index):
                 if not quiet:
                     self.notice("a rebuild is already running; it will swap the new catalog in when done")
                 return None
-            with tx(build):
+            with self._tx(build):
                 build.pg(f"DROP SCHEMA IF EXISTS {new} CASCADE")
                 build.pg(schema_sql(new, self.dim))
                 build.pg("INSERT INTO meta VALUES('schema', %s), ('model', %s)", (SCHEMA_VERSION, self.model_id))
@@ -419,7 +537,7 @@ class PgIndex(Index):
                 if late.changes or late.problems:
                     self.apply(late, conn=build)
                 self.close()
-                with tx(build):
+                with self._tx(build):
                     build.pg(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
                     build.pg(f"ALTER SCHEMA {new} RENAME TO {self.schema}")
             return stats

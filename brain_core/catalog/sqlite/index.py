@@ -18,12 +18,12 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from brain_core.catalog.base import ApplyStats, ScanReport
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
 from brain_core.catalog.sqlite.rows import delete, drop_seed, file_sum, store_dirs, tx, upsert
@@ -31,7 +31,7 @@ from brain_core.catalog.sqlite.vcache import VectorCache, plausible_vector
 from brain_core.errors import MalformedRecord
 from brain_core.store.fsutil import discard, sweep_tmp
 from brain_core.store.locks import FileLock
-from brain_core.store.shelves import Doc, FileInfo, Problem, checksum, dir_mtimes, leaf_dirs, load_doc, walk
+from brain_core.store.shelves import Doc, Problem, checksum, dir_mtimes, leaf_dirs, load_doc, walk
 
 INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
@@ -39,37 +39,11 @@ APPLY_BATCH = 256
 REBUILD_WAIT_S = 3600.0  # how long opening a brain waits for another process's rebuild
 
 
-@dataclass(frozen=True)
-class ScanReport:
-    new: tuple[Doc, ...] = ()
-    modified: tuple[Doc, ...] = ()
-    deleted: tuple[str, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    unchanged: int = 0
-    touched: tuple[FileInfo, ...] = ()     # same content, new stat (git checkout): metadata only
-    dirs: dict | None = None  # every shelf folder's mtime when scanned, stored by apply (None: not scanned)
-
-    @property
-    def changes(self) -> int:
-        return len(self.new) + len(self.modified) + len(self.deleted)
-
-    def summary(self) -> str:
-        return (f"{len(self.new)} new, {len(self.modified)} changed, {len(self.deleted)} deleted, "
-                f"{self.unchanged} unchanged, {len(self.problems)} skipped")
-
-
-@dataclass
-class ApplyStats:
-    embedded: int = 0
-    reused: int = 0
-    written: int = 0
-    deleted: int = 0
-    held: int = 0  # rows left alone: newer versions from another clone's commits (server catalog)
-    seconds: float = 0.0
-
-
 class Index:
-    """One brain's catalog. ``embedder_factory`` is called on the first text that needs a vector."""
+    """One brain's catalog in ``.aida/index.sqlite`` (a :class:`~brain_core.catalog.base.Catalog`).
+    ``embedder_factory`` is called on the first text that needs a vector."""
+
+    backend = "sqlite"
 
     def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, dim: int = 384,
                  model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows", notice: Callable[[str], None] | None = None,
@@ -83,9 +57,9 @@ class Index:
         self.dim = dim
         self.model_id = model_id
         self.notice = notice or (lambda msg: print(f"aida: {msg}", file=sys.stderr))
-        self._conn = None
+        self._conn: Any = None
         self._ino: int | None = None
-        self._seeded_conn = None
+        self._seeded_conn: Any = None  # the connection a rebuild seeded with the old vectors
         self._parents_changed: dict | None = None
         self.swept_tmp = 0
         self.fresh_vectors: dict[str, np.ndarray] = {}  # text_sha -> vector embedded ahead of a write
@@ -164,7 +138,7 @@ class Index:
         self._vcache, self._vcache_version = VectorCache.load(conn, self.dim), version
         return self._vcache
 
-    def _cache_written(self, conn, written: list[tuple[int, Doc, np.ndarray]], dropped: list[int] = ()) -> None:
+    def _cache_written(self, conn, written: list[tuple[int, Doc, np.ndarray]], dropped: Sequence[int] = ()) -> None:
         """Our own committed writes into the vectors in memory (another connection's are seen by
         ``PRAGMA data_version`` and reloaded)."""
         if self._vcache is not None and conn is self._conn:
@@ -203,19 +177,10 @@ class Index:
         conn = conn or self.conn()
         seen_dirs = dir_mtimes(self.root)
         files, problems = walk(self.root, dirs)
-        if dirs is None:
-            known = {p: (c, s, m) for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs")}
-            bad = dict(conn.execute("SELECT path, checksum FROM problems"))
-        else:
-            known, bad = {}, {}
-            for d in dirs:
-                like = d.replace("%", "\\%").replace("_", "\\_") + "/%"
-                for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs WHERE path LIKE ? "
-                                               "ESCAPE '\\' AND path NOT LIKE ? ESCAPE '\\'", (like, like + "/%")):
-                    known[p] = (c, s, m)
-                for p, c in conn.execute("SELECT path, checksum FROM problems WHERE path LIKE ? ESCAPE '\\'", (like,)):
-                    bad[p] = c
-        new, modified, touched, unchanged = [], [], [], 0
+        known, bad = self._catalogued(conn, dirs)
+        new: list[Doc] = []
+        modified: list[Doc] = []
+        touched, unchanged = [], 0
         present = set()
         for f in files:
             present.add(f.path)
@@ -235,8 +200,7 @@ class Index:
                     touched.append(f)
                 continue
             if old is None and bad.get(f.path) == sum_:
-                problems.append(Problem(f.path, conn.execute("SELECT message FROM problems WHERE path=?",
-                                                             (f.path,)).fetchone()[0]))
+                problems.append(Problem(f.path, self._problem_message(conn, f.path)))
                 continue
             try:
                 doc = load_doc(f.path, data, f.size, f.mtime_ns)
@@ -248,6 +212,26 @@ class Index:
         deleted = [p for p in known if p not in present or p in problem_paths]
         return ScanReport(tuple(new), tuple(modified), tuple(deleted), tuple(problems), unchanged,
                           tuple(touched), seen_dirs)
+
+    def _catalogued(self, conn, dirs: list[str] | None) -> tuple[dict[str, tuple], dict[str, str]]:
+        """What the catalog holds of the shelf folders ``dirs`` (None: all): path -> (checksum, size,
+        mtime_ns) of its rows, and path -> checksum of the files it knows are bad."""
+        if dirs is None:
+            known = {p: (c, s, m) for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs")}
+            bad = dict(conn.execute("SELECT path, checksum FROM problems"))
+            return known, bad
+        known, bad = {}, {}
+        for d in dirs:
+            like = d.replace("%", "\\%").replace("_", "\\_") + "/%"
+            for p, c, s, m in conn.execute("SELECT path, checksum, size, mtime_ns FROM docs WHERE path LIKE ? "
+                                           "ESCAPE '\\' AND path NOT LIKE ? ESCAPE '\\'", (like, like + "/%")):
+                known[p] = (c, s, m)
+            for p, c in conn.execute("SELECT path, checksum FROM problems WHERE path LIKE ? ESCAPE '\\'", (like,)):
+                bad[p] = c
+        return known, bad
+
+    def _problem_message(self, conn, path: str) -> str:
+        return conn.execute("SELECT message FROM problems WHERE path=?", (path,)).fetchone()[0]
 
     def apply(self, report: ScanReport, conn=None, progress: Callable[[int, int], None] | None = None) -> ApplyStats:
         """Write a report into the catalog. The caller holds the brain's write lock."""
@@ -285,11 +269,16 @@ class Index:
                 if path not in problem_paths and not (self.root / path).exists():
                     conn.execute("DELETE FROM problems WHERE path=?", (path,))
             if report.dirs is not None:
-                store_dirs(conn, report.dirs)
+                self._store_dirs(conn, report.dirs)
             conn.execute("INSERT OR REPLACE INTO meta VALUES('scanned', ?)", (str(time.time()),))
         self._cache_written(conn, [], dropped)
         stats.seconds = time.perf_counter() - t0
         return stats
+
+    def vectors_for(self, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
+        """The vectors of ``docs``, reused by text checksum where the catalog has them, embedded
+        otherwise; and how many were reused."""
+        return self._vectors_for(self.conn(), docs)
 
     def _vectors_for(self, conn, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
         out: list[np.ndarray | None] = [None] * len(docs)
@@ -335,6 +324,23 @@ class Index:
             self._note_dirs(conn, rel)
         self._cache_written(conn, [(rowid, doc, vectors[0])])
 
+    def index_written(self, docs: list[Doc]) -> None:
+        """Index the files one write of the write path just made (``Brain.write_text``, many records
+        at once), in one apply, and note their folders' times in one transaction: one fsync, not one
+        per record (the caller holds the write lock)."""
+        conn = self.conn()
+        known = self._known_paths(conn, [d.path for d in docs])
+        report = ScanReport(new=tuple(d for d in docs if d.path not in known),
+                            modified=tuple(d for d in docs if d.path in known))
+        self.apply(report, conn=conn)
+        with self._tx(conn):
+            for rel in {d.path.rsplit("/", 1)[0]: d.path for d in docs}.values():
+                self._note_dirs(conn, rel)
+
+    def _known_paths(self, conn, paths: list[str]) -> set[str]:
+        return {p for (p,) in conn.execute(f"SELECT path FROM docs WHERE path IN ({','.join('?' * len(paths))})",
+                                           paths)}
+
     def remove_file(self, rel: str) -> None:
         conn = self.conn()
         with tx(conn):
@@ -357,7 +363,7 @@ class Index:
     def stale_dirs(self, conn=None) -> list[str]:
         """Shelf folders whose mtime differs from the last scan (cheap: stats folders, not files)."""
         conn = conn or self.conn()
-        stored = dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+        stored = self._stored_dirs(conn)
         now = dir_mtimes(self.root)
         changed = {d for d, m in now.items() if stored.get(d) != m}
         changed |= {d for d in stored if d not in now}
@@ -369,6 +375,23 @@ class Index:
         if not out:
             self._parents_changed = now
         return sorted(out)
+
+    # The statements the staleness check and catch-up share; PgIndex has its own.
+
+    def _tx(self, conn):
+        return tx(conn)
+
+    def _stored_dirs(self, conn) -> dict[str, int]:
+        return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+
+    def _store_dirs(self, conn, seen: dict[str, int]) -> None:
+        store_dirs(conn, seen)
+
+    def _paths_like(self, conn, like: str) -> list[str]:
+        return [p for (p,) in conn.execute("SELECT path FROM docs WHERE path LIKE ?", (like,))]
+
+    def _problem_paths(self, conn) -> set[str]:
+        return {p for (p,) in conn.execute("SELECT path FROM problems")}
 
     def catch_up(self, limit: int = 64) -> str:
         """Bring the catalog up to date with files changed behind its back, if that is cheap.
@@ -389,16 +412,15 @@ class Index:
             dirs = self.stale_dirs(conn)
             if not dirs:
                 if self._parents_changed:
-                    with tx(conn):
-                        store_dirs(conn, self._parents_changed)
+                    with self._tx(conn):
+                        self._store_dirs(conn, self._parents_changed)
                 return "fresh"
             existing = [d for d in dirs if (self.root / d).is_dir()]
             gone = [d for d in dirs if d not in existing]
             report = self.scan(dirs=existing, quick=True, conn=conn)
             extra = []
             for d in gone:
-                like = d + "/%"
-                extra += [p for (p,) in conn.execute("SELECT path FROM docs WHERE path LIKE ?", (like,))]
+                extra += self._paths_like(conn, d + "/%")
             if extra:
                 report = ScanReport(report.new, report.modified, report.deleted + tuple(extra), report.problems,
                                     report.unchanged, report.touched, report.dirs)
@@ -407,7 +429,7 @@ class Index:
                 if not self.rebuild_running():
                     self.start_background_rebuild()
                 return "background"
-            known_bad = {p for (p,) in conn.execute("SELECT path FROM problems")}
+            known_bad = self._problem_paths(conn)
             self.apply(report, conn=conn)
             for p in report.problems:  # a bad file that just arrived: one warning, then lint lists it
                 if p.path not in known_bad:
@@ -507,6 +529,30 @@ class Index:
         return True
 
     # -- reading ------------------------------------------------------------------------------------
+
+    def has_project(self, project: str) -> bool:
+        """Whether any record is tagged ``project:<project>`` (one keyword lookup, which may also
+        match the words apart: True means "maybe", False "none")."""
+        words = " ".join(f'"{w}"' for w in ["project", *project.split("-")] if w)
+        return self.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
+                                   (f"tags : ({words})",)).fetchone() is not None
+
+    def holds_words(self, groups: list[tuple[str, ...]]) -> bool:
+        """Whether one record holds every word of one of ``groups`` (one FTS5 query)."""
+        query = " OR ".join("(" + " AND ".join(f'"{w}"' for w in group) + ")" for group in groups)
+        return self.conn().execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (query,)).fetchone() is not None
+
+    def stored_vectors(self, paths: list[str]) -> dict[str, np.ndarray]:
+        """The catalog's vectors of the files at ``paths`` (L2-normalised, as the embedder makes
+        them); a path the catalog lacks is left out."""
+        out: dict[str, np.ndarray] = {}
+        conn = self.conn()
+        for start in range(0, len(paths), 500):
+            chunk = paths[start:start + 500]
+            rows = conn.execute(f"SELECT d.path, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid "
+                                f"WHERE d.path IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            out.update((p, np.frombuffer(e, dtype=np.float32)) for p, e in rows)
+        return out
 
     def counts(self) -> dict:
         conn = self.conn()
