@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from brain_core.brain.conflicts import disagreement
 from brain_core.brain.dedupe import compare
+from brain_core.brain.disagreement import disagreement
 from brain_core.cli import main
 
 # (kind, what claude wrote, what codex wrote): each pair shares its names, numbers and words

@@ -11,7 +11,7 @@ Two records are **near-duplicates** when all of these hold:
   or neither negated.
 
 - the words say it in the same order and with the same contrast (:func:`brain_core.brain.conflicts.disagreement`):
-  "Alice reviews Bob's pull requests" and "Bob reviews Alice's" share every word and disagree.
+  "Siobhan reviews Tomasz's pull requests" and "Tomasz reviews Siobhan's" share every word and disagree.
 
 The last checks are what keep "we chose Datadog for monitoring" and "we chose Grafana for
 monitoring" apart, which are close in meaning to any sentence model. The thresholds were chosen
@@ -153,7 +153,7 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     elif only_a and only_b:
         conflict = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})"
     else:
-        from brain_core.brain.conflicts import disagreement
+        from brain_core.brain.disagreement import disagreement
 
         conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
     return Evidence(cosine, overlap, conflict)

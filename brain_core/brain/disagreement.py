@@ -1,0 +1,369 @@
+"""When two statements say opposite things: the order and the contrast that bind their words.
+
+Two statements can share every name, number and word and still disagree: "Siobhan reviews Tomasz's
+pull requests" / "Tomasz reviews Siobhan's", "from MySQL to PostgreSQL" / "from PostgreSQL to MySQL",
+"staging at 2pm, production at 4pm" / the reverse, "Use Redis, not Memcached" / "Use Memcached,
+not Redis". Compared as sets of words they are the same; :func:`disagreement` looks at the order
+and the contrast that bind them, and :func:`brain_core.brain.dedupe.compare` treats what it finds as a
+conflict, so such a pair is never folded into one record, nor collapsed in an answer.
+
+It finds three things, in this order:
+
+- **contrast reversed**: a word one side affirms and the other rejects, where a rejection is what
+  follows ", not" (or "and not", "but not"), "instead of", "rather than", "in place of" and "no
+  longer", up to the end of its clause;
+- **order reversed**: two words in the same sentence of both, with a third shared word between them,
+  on its one side in one text and on its other side in the other (``X reviews Y`` / ``Y reviews X``,
+  ``X to Y`` / ``Y to X``, ``2pm ... production ... 4pm`` / ``4pm ... production ... 2pm``);
+- **moved between sentences**: a word that is in the sentence of a name or number in one text and
+  in the sentence of another name or number in the other (``Staging deploys at 2pm. Production at
+  4pm.`` / the reverse).
+
+When in doubt it says they differ: a true rewording that turns a sentence around ("PostgreSQL
+replaced MySQL" / "MySQL was replaced by PostgreSQL") is then kept as two records, which lint,
+consolidate and the answers still show side by side; a false merge would hide one of them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+_TOKEN = re.compile(r"\d+[-\u2013]\d+(?=\b)|[^\W_](?:(?:[\w'./+#-]|(?<=\d):(?=\d))*[^\W_])?", re.UNICODE)
+_SENTENCE = re.compile(r"[.;!?]+(?=\s|$)|[;\n]|\s[-\u2013\u2014]\s")
+_SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
+# what is rejected: up to three words after the marker, not past a binding word
+_OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
+_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
+                     r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
+                     r"|\b(?:switch|migrat)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
+                     r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
+# "the v1 endpoint is replaced by v2": what comes before is rejected
+_REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
+                          re.I)
+_PREFER_OVER = re.compile(r"\b(?:prefer\w*|chose|choose|chosen|pick\w*|favou?r\w*)\b[^.;!?\n]*?\bover\b" + _OBJECT,
+                          re.I)
+_OWNED_ROLE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:is|was|are|were)\s+([^\W\d_][\w-]*)'s\s+([a-z][\w-]*)\b")
+BINDERS = frozenset("on from to into onto before after over under than by then above below against vs versus "
+                    "instead rather until".split())
+OPPOSITES = (("before", "after"), ("from", "to"), ("above", "below"), ("over", "under"), ("first", "last"),
+             ("earlier", "later"), ("more", "less"), ("higher", "lower"), ("upgrade", "downgra"),
+             ("enable", "disabl"), ("allow", "deny"), ("start", "stop"), ("minimu", "maximu"), ("min", "max"),
+             ("increa", "decrea"), ("faster", "slower"), ("add", "remove"), ("open", "close"))
+_DROP = frozenset("a an the".split())
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+SEGMENT_GAP = 10  # a word in the next clause counts as this many words further away
+
+
+_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ions", "ion", "ments", "ment", "ers", "er", "ies", "es", "s",
+             "al")
+
+
+def _canon(w: str) -> str:
+    """A light stem, so "ships"/"shipping", "approves"/"approval", "handled"/"handles" meet."""
+    w = w.lower().strip("'.-")
+    if w in _NUMBER_WORDS:
+        return _NUMBER_WORDS[w]
+    if w.endswith("'s"):
+        w = w[:-2]
+    if not w.isalpha():
+        return w
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            w = w[:-len(suf)]
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w[:6]
+
+
+@dataclass(frozen=True)
+class Tok:
+    canon: str
+    sent: int
+    seg: int
+    pos: int
+    raw: str
+    name: bool      # capitalised inside a sentence, with a digit or a number word
+    initial: bool   # capitalised at the start of a sentence (may be a name, may not)
+    binder: bool
+    unknown: bool   # capitalised, and a word the model's vocabulary lacks (how names such as "Siobhan" look)
+    owner: bool     # written with 's
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A text's tokens in order, sentence by sentence, and what it affirms and rejects."""
+
+    toks: tuple
+    sentences: tuple[tuple[str, ...], ...]
+    rejected: frozenset
+    affirmed: frozenset
+    spelled: dict        # token -> the word as first written
+
+
+@lru_cache(maxsize=32768)
+def shape(text: str) -> Shape:
+    from brain_core.brain.dedupe import _vocab
+    from brain_core.recall.hybrid import STOPWORDS
+
+    text = _OWNED_ROLE.sub(r"\1 \3 \2", text or "")  # "Owen is Siobhan's mentor": Owen mentors Siobhan
+    vocab = _vocab()
+    rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
+    rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
+    rejected_spans += [(m.start(1), m.end(1)) for m in _REPLACED_BY.finditer(text)]
+    seg_marks = [m.start() for m in _SEGMENT.finditer(text)]
+    toks: list[Tok] = []
+    rejected: set[str] = set()
+    affirmed: set[str] = set()
+    spelled: dict[str, str] = {}
+    start = 0
+    bounds = [m.end() for m in _SENTENCE.finditer(text)] + [len(text)]
+    for sent, end in enumerate(bounds):
+        first = True
+        for m in _TOKEN.finditer(text, start, end):
+            raw = m.group(0)
+            if re.fullmatch(r"\d+[-\u2013]\d+", raw):  # "3-6": 3 to 6
+                raw = re.split(r"[-\u2013]", raw)[0]
+            low = raw.lower()
+            initial = first
+            first = False
+            if low in _DROP or (low in STOPWORDS and low not in BINDERS):
+                continue
+            c = ("before" if low == "then" else low) if low in BINDERS else _canon(raw)  # "X, then Y": X before Y
+            if not c:
+                continue
+            binder = low in BINDERS
+            word = raw[:-2] if raw.endswith("'s") else raw
+            capital = raw[:1].isupper()
+            name = not binder and (any(ch.isdigit() for ch in raw) or low in _NUMBER_WORDS
+                                   or (capital and not initial))
+            unknown = capital and bool(vocab) and word.isalpha() and not binder and not any(
+                v in vocab for v in (word.lower(), c, c + "e", c + "s", c + "ing", c + "ion"))
+            seg = sum(1 for x in seg_marks if x < m.start())
+            toks.append(Tok(c, sent, seg, len(toks), word, name, capital and initial, binder, unknown,
+                            raw.endswith("'s")))
+            spelled.setdefault(c, word)
+            if binder:
+                continue
+            if any(a <= m.start() < b for a, b in rejected_spans):
+                rejected.add(c)
+            else:
+                affirmed.add(c)
+        start = end
+    sentences: dict[int, list[str]] = {}
+    for t in toks:
+        sentences.setdefault(t.sent, []).append(t.canon)
+    return Shape(tuple(toks), tuple(tuple(v) for v in sentences.values()), frozenset(rejected - affirmed),
+                 frozenset(affirmed - rejected), spelled)
+
+
+def _by_sentence(sh: Shape) -> list[list[Tok]]:
+    out: dict[int, list[Tok]] = {}
+    for t in sh.toks:
+        out.setdefault(t.sent, []).append(t)
+    return list(out.values())
+
+
+def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> tuple[str, str, str] | None:
+    """``(x, w, y)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way too):
+    ``x`` and ``y`` two names or two other words, ``w`` said once in each and not a passive ("is
+    reviewed by", which turns a sentence round without changing it)."""
+    sa, sb = [t.canon for t in ta], [t.canon for t in tb]
+    pa: dict[str, list[int]] = {}
+    pb: dict[str, list[int]] = {}
+    for i, t in enumerate(sa):
+        if t in shared:
+            pa.setdefault(t, []).append(i)
+    for i, t in enumerate(sb):
+        if t in shared:
+            pb.setdefault(t, []).append(i)
+    common = [t for t in pa if t in pb]
+    if len(common) < 3:
+        return None
+
+    def passive(seq, pos) -> bool:
+        return any(j + 1 < len(seq) and seq[j + 1] == "by" for j in pos)
+
+    def between(pos, x, w, y) -> bool:
+        return any(i < j < k for i in pos[x] for j in pos[w] for k in pos[y])
+
+    once = {t for t in common if len(pa[t]) == 1 and len(pb[t]) == 1}
+
+    def seg(toks, pos, t):
+        return toks[pos[t][0]].seg
+
+    def clause_moved(x, w, y) -> bool:
+        """x or y never in w's clause: a clause put first ("Before X, run Y"), not a role swapped."""
+        if w in BINDERS:
+            return False
+        x_with = seg(ta, pa, x) == seg(ta, pa, w) or seg(tb, pb, x) == seg(tb, pb, w)
+        y_with = seg(ta, pa, y) == seg(ta, pa, w) or seg(tb, pb, y) == seg(tb, pb, w)
+        return not (x_with and y_with)
+    for w in common:
+        if w in names or (w not in BINDERS and w not in once):
+            continue
+        turned = passive(sa, pa[w]) != passive(sb, pb[w])  # "X reviews Y" / "Y is reviewed by X"
+        for x in once:
+            if x == w or x in BINDERS:
+                continue
+            for y in once:
+                if y in (x, w) or y in BINDERS or ((x in names) != (y in names)):
+                    continue
+                if turned:
+                    if between(pa, x, w, y) and between(pb, x, w, y) and not clause_moved(x, w, y):
+                        return x, w, y
+                elif between(pa, x, w, y) and between(pb, y, w, x) and not clause_moved(x, w, y):
+                    return x, w, y
+    return None
+
+
+def _local_substitution(sa: Shape, sb: Shape, words_a: set, words_b: set, strong: set) -> tuple[str, str] | None:
+    """A capitalised word in one text where the other has another capitalised word, next to the same
+    word ("the Austin office" / "the Denver office"), one of them a name for sure."""
+    def around(sh: Shape, theirs: set) -> dict[str, tuple[set, str]]:
+        out = {}
+        toks = sh.toks
+        for i, t in enumerate(toks):
+            if t.binder or not (t.name or t.initial or t.unknown) or any(
+                    t.canon == o or (min(len(t.canon), len(o)) >= 5 and t.canon[:5] == o[:5]) for o in theirs):
+                continue
+            near = {o.canon for o in (toks[i - 1] if i else None, toks[i + 1] if i + 1 < len(toks) else None)
+                    if o is not None and o.sent == t.sent and o.canon in theirs}
+            out[t.canon] = (near, t.raw)
+        return out
+
+    xa, xb = around(sa, words_b), around(sb, words_a)
+    for x, (near_x, raw_x) in xa.items():
+        for y, (near_y, raw_y) in xb.items():
+            if (x in strong or y in strong) and near_x & near_y:
+                return raw_x, raw_y
+    return None
+
+
+def _after(sh: Shape, w: str, n: int = 2) -> set:
+    """The ``n`` words after the binding word ``w`` (said once) in its sentence."""
+    toks = sh.toks
+    for i, t in enumerate(toks):
+        if t.canon == w:
+            return {o.canon for o in toks[i + 1:i + 1 + n] if o.sent == t.sent}
+    return set()
+
+
+def _objects(sh: Shape) -> dict[str, str]:
+    """What each binding word said once binds: the next word after it in its sentence."""
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    toks = sh.toks
+    for i, t in enumerate(toks):
+        if not t.binder:
+            continue
+        seen[t.canon] = seen.get(t.canon, 0) + 1
+        nxt = next((o for o in toks[i + 1:] if not o.binder), None)
+        if nxt is not None and nxt.sent == t.sent:
+            out[t.canon] = nxt.canon
+    return {w: o for w, o in out.items() if seen[w] == 1}
+
+
+def _attached(sh: Shape, names: set) -> dict[str, str]:
+    """Each word's name: for a name, the nearest other name in its sentence (a clause away counts
+    :data:`SEGMENT_GAP` words); for a word said once, the one name in its clause. Ties: none."""
+    out: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for t in sh.toks:
+        counts[t.canon] = counts.get(t.canon, 0) + 1
+    for t in sh.toks:
+        if t.binder or counts[t.canon] != 1:
+            continue
+        if t.canon in names:  # the one other name of its clause, else of its sentence
+            cands = [(0, o.canon) for o in sh.toks
+                     if o.sent == t.sent and o.seg == t.seg and o.canon in names and o.canon != t.canon]
+            if not cands:
+                cands = [(0, o.canon) for o in sh.toks if o.sent == t.sent and o.canon in names and o.canon != t.canon]
+            if len({c for _, c in cands}) != 1:
+                continue
+        else:  # the one name of its clause, else of its sentence
+            cands = [(0, o.canon) for o in sh.toks if o.sent == t.sent and o.seg == t.seg and o.canon in names]
+            if not cands:
+                cands = [(0, o.canon) for o in sh.toks if o.sent == t.sent and o.canon in names]
+            if len({c for _, c in cands}) != 1:
+                continue
+        if not cands:
+            continue
+        cands.sort()
+        if len(cands) > 1 and cands[0][0] == cands[1][0] and cands[0][1] != cands[1][1]:
+            continue
+        out[t.canon] = cands[0][1]
+    return out
+
+
+@lru_cache(maxsize=32768)
+def disagreement(a: str, b: str) -> str | None:
+    """Why ``a`` and ``b`` do not say the same thing although they share their words, or None."""
+    sa, sb = shape(a), shape(b)
+    say = {**sb.spelled, **sa.spelled}.get
+    flipped = sorted((sa.affirmed & sb.rejected) | (sa.rejected & sb.affirmed))
+    if flipped:
+        return f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})"
+    words_a = {t.canon for t in sa.toks}
+    words_b = {t.canon for t in sb.toks}
+    for p, q in OPPOSITES:
+        if (p in words_a and q not in words_a and q in words_b and p not in words_b) or \
+                (q in words_a and p not in words_a and p in words_b and q not in words_b):
+            return f"opposite words ({say(p, p)} / {say(q, q)})"
+    lower = {t.canon for t in sa.toks + sb.toks if not t.name and not t.initial}
+    names = {t.canon for t in sa.toks + sb.toks if t.name}
+    names |= ({t.canon for t in sa.toks + sb.toks if t.unknown}
+              | ({t.canon for t in sa.toks if t.initial} & {t.canon for t in sb.toks if t.initial})) - lower
+
+    def unmatched(mine, theirs):
+        return {w for w in mine if not any(w == o or (min(len(w), len(o)) >= 5 and w[:5] == o[:5]) for o in theirs)}
+
+    only_a = unmatched({t.canon for t in sa.toks if not t.binder}, words_b)
+    only_b = unmatched({t.canon for t in sb.toks if not t.binder}, words_a)
+    caps_a = {t.canon for t in sa.toks if t.name or t.unknown}
+    caps_b = {t.canon for t in sb.toks if t.name or t.unknown}
+    strong = {t.canon for t in sa.toks + sb.toks if t.name}
+    named_a, named_b = only_a & names, only_b & names
+    if (named_a & strong and only_b & caps_b) or (named_b & strong and only_a & caps_a):
+        left = sorted(named_a or (only_a & caps_a))
+        right = sorted(named_b or (only_b & caps_b))
+        return f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})"
+    seq_a, seq_b = [t for t in sa.toks], [t for t in sb.toks]
+    if len(seq_a) == len(seq_b):
+        diff = [(x, y) for x, y in zip(seq_a, seq_b) if x.canon != y.canon]
+        if diff and all(x.canon not in words_b and y.canon not in words_a for x, y in diff) and all((x.name or x.initial or x.unknown) and (y.name or y.initial or y.unknown) for x, y in diff):
+            return f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other"
+    swap = _local_substitution(sa, sb, words_a, words_b, strong)
+    if swap:
+        return f"{swap[0]} in one, {swap[1]} in the other"
+    shared = words_a & words_b
+    own_a = {t.canon for t in sa.toks if t.owner} & shared & names
+    own_b = {t.canon for t in sb.toks if t.owner} & shared & names
+    if own_a and own_b and own_a != own_b:
+        return f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
+               f"{', '.join(say(t, t) for t in sorted(own_b))}'s)"
+    obj_a, obj_b = _objects(sa), _objects(sb)
+    for w in sorted(set(obj_a) & set(obj_b)):
+        if obj_a[w] != obj_b[w] and obj_a[w] in shared and obj_b[w] in shared and (
+                obj_a[w] in obj_b.values() or obj_b[w] in obj_a.values()
+                or (obj_a[w] not in _after(sb, w) and obj_b[w] not in _after(sa, w))):
+            return f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other"
+    for x in _by_sentence(sa):
+        for y in _by_sentence(sb):
+            found = _reversal(x, y, shared, names)
+            if found:
+                x, w, y = (say(t, t) for t in found)
+                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
+    shared_names = names & shared
+    if len(shared_names) >= 2:
+        at_a, at_b = _attached(sa, shared_names), _attached(sb, shared_names)
+        for w in sorted(set(at_a) & set(at_b) & shared):
+            if at_a[w] != at_b[w]:
+                return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
+                       "in the other"
+    return None
