@@ -21,7 +21,7 @@ from pathlib import Path
 
 import tomllib
 
-OUT = Path(__file__).resolve().parents[1] / "brain_core" / "redact_gitleaks.py"
+OUT = Path(__file__).resolve().parents[1] / "brain_core" / "redact" / "gitleaks.py"
 SKIP = {"generic-api-key"}
 HEADER = '''"""Secret formats carried over from gitleaks' default rule list (generated; do not edit by hand).
 

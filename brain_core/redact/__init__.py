@@ -1,7 +1,7 @@
 """Secret redaction: every byte Aida writes passes through :func:`redact` (see ``scrub.py``).
 
 The rules grow from gitleaks' maintained rule list (``config/gitleaks.toml``, MIT licence):
-its 216 provider formats are carried over as data in ``redact_gitleaks.py`` (Twilio ``SK...``,
+its 216 provider formats are carried over as data in ``gitleaks.py`` (Twilio ``SK...``,
 Azure AD client secrets, SendGrid, npm, PyPI, Databricks, ``curl -u``...). Aida's own rules,
 kept few and tested one by one, come first: the common provider tokens with the names Aida has
 always used, private key blocks, passwords inside URLs (with or without a user), command lines

@@ -1,4 +1,4 @@
-"""Running gitleaks' rules (carried over as data in ``redact_gitleaks.py``) over a text.
+"""Running gitleaks' rules (carried over as data in ``gitleaks.py``) over a text.
 
 gitleaks runs a rule only where one of its keywords appears; so does this, and it searches only
 near each keyword (``_WINDOW`` characters either side), which keeps 216 rules cheap on long
