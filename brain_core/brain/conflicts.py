@@ -122,7 +122,6 @@ def _ids(text: str) -> set:
 def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:
     """Every pair of durable records that disagree: the same key from two profiles, or records as close
     as near-duplicates whose names, numbers, order or negation disagree."""
-    import numpy as np
 
     from brain_core.catalog.vectors import vectors
     from brain_core.store.shelves import load_docs
@@ -151,19 +150,10 @@ def find_conflicts(brain, docs=None, neighbours: int = 8) -> list[Conflict]:
             for j in members[x + 1:]:
                 if docs[i].record.profile != docs[j].record.profile:
                     consider(i, j, True)
-    from brain_core.brain.dedupe import COSINE
+    from brain_core.brain.dedupe import COSINE, near_pairs
 
-    for start in range(0, len(docs), 512):
-        sims = vecs[start:start + 512] @ vecs.T
-        for r in range(sims.shape[0]):
-            i = start + r
-            row = sims[r]
-            row[i] = -1.0
-            above = np.flatnonzero(row >= max(COSINE, NEAR) - 1e-6)
-            if len(above) > neighbours:
-                above = above[np.argpartition(-row[above], neighbours)[:neighbours]]
-            for j in above.tolist():
-                consider(min(i, j), max(i, j), False)
+    for i, j, _ in near_pairs(vecs, max(COSINE, NEAR), neighbours):
+        consider(min(i, j), max(i, j), False)
     return sorted(found.values(), key=lambda c: c.paths)
 
 

@@ -262,27 +262,35 @@ def find_pairs(brain, shelves: Sequence[str] = ("memories",), docs=None, neighbo
     vecs = vectors(brain, docs)
     seen: set[tuple[int, int]] = set()
     out = []
-    for start in range(0, len(docs), 512):
+    for i, j, sim in near_pairs(vecs, COSINE, neighbours):
+        pair = (min(i, j), max(i, j))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        a, b = docs[pair[0]], docs[pair[1]]
+        exact = _norm(a.record.body) == _norm(b.record.body)
+        ev = compare(a.record.body, b.record.body, sim)
+        if exact or ev.duplicate():
+            pa, pb = sorted((a.path, b.path))
+            out.append(Pair(pa, pb, ev, exact))
+    return sorted(out, key=lambda p: (p.a, p.b))
+
+
+def near_pairs(vecs: np.ndarray, floor: float, neighbours: int):
+    """(i, j, cosine) for each row's ``neighbours`` nearest other rows at ``floor`` or above, in
+    blocks of 512 rows, so a brain with many look-alike records costs at most that many checks a
+    record. A pair can come twice (once from each side); callers keep the first."""
+    for start in range(0, len(vecs), 512):
         sims = vecs[start:start + 512] @ vecs.T
         for r in range(sims.shape[0]):
             i = start + r
             row = sims[r]
             row[i] = -1.0
-            above = np.flatnonzero(row >= COSINE - 1e-6)
+            above = np.flatnonzero(row >= floor - 1e-6)
             if len(above) > neighbours:
                 above = above[np.argpartition(-row[above], neighbours)[:neighbours]]
             for j in above.tolist():
-                pair = (min(i, j), max(i, j))
-                if pair in seen:
-                    continue
-                seen.add(pair)
-                a, b = docs[pair[0]], docs[pair[1]]
-                exact = _norm(a.record.body) == _norm(b.record.body)
-                ev = compare(a.record.body, b.record.body, float(row[j]))
-                if exact or ev.duplicate():
-                    pa, pb = sorted((a.path, b.path))
-                    out.append(Pair(pa, pb, ev, exact))
-    return sorted(out, key=lambda p: (p.a, p.b))
+                yield i, j, float(row[j])
 
 
 # -- the write path's link ------------------------------------------------------------------------------------
