@@ -80,3 +80,14 @@ MEETING_TEXT = (
     "We agreed that Owen will add a dead letter queue instead of raising the cap. "
     "Action item: Owen owns the dead letter queue, due next Friday."
 )
+
+
+@pytest.fixture
+def popup(service, qtbot):
+    """The recall popup over ``service``, shown, with a short debounce and no hiding on blur."""
+    from app.popup import RecallPopup
+
+    p = RecallPopup(service, debounce_ms=20, hide_on_blur=False)
+    qtbot.addWidget(p)
+    p.show_popup("recall")
+    return p

@@ -8,20 +8,10 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from app_fixtures import filled, opened, service  # noqa: F401,E402  (fixtures)
+from app_fixtures import filled, opened, popup, service  # noqa: F401,E402  (fixtures)
 from PySide6.QtCore import Qt  # noqa: E402
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def popup(service, qtbot):
-    from app.popup import RecallPopup
-
-    p = RecallPopup(service, debounce_ms=20, hide_on_blur=False)
-    qtbot.addWidget(p)
-    p.show_popup("recall")
-    return p
 
 
 def _search(qtbot, popup, service, text):

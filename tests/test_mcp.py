@@ -9,16 +9,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp_results import payload
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _payload(result):
-    assert not result.is_error, result.content
-    if result.structured_content is not None:
-        data = result.structured_content
-        return data.get("result", data) if isinstance(data, dict) and set(data) == {"result"} else data
-    return json.loads(result.content[0].text)
 
 
 async def _session(brain_root: Path, body):
@@ -46,16 +39,16 @@ def test_round_trip_over_stdio(brain):
         assert set(tools) == {"recall", "remember", "recent", "forget"}
         assert "query" in tools["recall"].input_schema["properties"]
 
-        hits = _payload(await session.call_tool("recall", {"query": "how often do webhooks retry", "k": 3}))
+        hits = payload(await session.call_tool("recall", {"query": "how often do webhooks retry", "k": 3}))
         assert hits[0]["key"] == "webhook-retry-policy" and "six attempts" in hits[0]["body"]
 
-        written = _payload(await session.call_tool("remember", {
+        written = payload(await session.call_tool("remember", {
             "body": "Staging uses sk_test_ keys only; the live key sk_live_51HxFAKEq2w3e4r5t6y7u8i9o0pFAKEFAKE00 was rotated.",
             "type": "instruction", "key": "staging-stripe-keys", "tags": ["project:acme-billing"]}))
         assert written["key"] == "staging-stripe-keys" and written["profile"] == "agent"
         assert "sk_live_51Hx" not in written["body"] and "[REDACTED:stripe-key]" in written["body"]
 
-        recent = _payload(await session.call_tool("recent", {"k": 5}))
+        recent = payload(await session.call_tool("recent", {"k": 5}))
         assert [r["key"] for r in recent][0] == "staging-stripe-keys"
 
         bad = await session.call_tool("remember", {"body": "x", "type": "gossip"})
@@ -92,12 +85,12 @@ def test_recall_gives_confidence_and_leaves_unrelated_out(brain):
     async def body(session):
         assert session.init_result.server_info.name == "aida"
         assert session.init_result.server_info.version == __version__
-        hits = _payload(await session.call_tool("recall", {"query": "which APM vendor did we pick"}))
+        hits = payload(await session.call_tool("recall", {"query": "which APM vendor did we pick"}))
         assert hits[0]["key"] == "apm-vendor" and hits[0]["confidence"] == "strong"
         assert all(h["confidence"] in ("strong", "weak") for h in hits)
-        none = _payload(await session.call_tool("recall", {"query": "office printer setup"}))
+        none = payload(await session.call_tool("recall", {"query": "office printer setup"}))
         assert none == []
-        everything = _payload(await session.call_tool("recall", {"query": "office printer setup",
+        everything = payload(await session.call_tool("recall", {"query": "office printer setup",
                                                                   "include_unrelated": True}))
         assert everything and {h["confidence"] for h in everything} == {"none"}
         return True

@@ -11,16 +11,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp_results import payload
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _payload(result):
-    assert not result.is_error, result.content
-    if result.structured_content is not None:
-        data = result.structured_content
-        return data.get("result", data) if isinstance(data, dict) and set(data) == {"result"} else data
-    return json.loads(result.content[0].text)
 
 
 async def _session(brain_root: Path, body, roots: list[Path] | None = None, cwd: Path = REPO):
@@ -67,7 +60,7 @@ def two_projects(brain, tmp_path):
 
 def _top(session, **args):
     async def go():
-        return [h["key"] for h in _payload(await session.call_tool("recall", {"query": "how do we deploy", "k": 2,
+        return [h["key"] for h in payload(await session.call_tool("recall", {"query": "how do we deploy", "k": 2,
                                                                               **args}))]
     return go()
 
@@ -98,8 +91,8 @@ def test_forget_over_mcp(brain, two_projects):
     async def body(session):
         tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools["forget"].input_schema["properties"]) >= {"key", "reason"}
-        moved = _payload(await session.call_tool("forget", {"key": "billing-deploy", "reason": "we deploy on Tuesdays now"}))
-        left = _payload(await session.call_tool("recall", {"query": "billing deploy Fridays", "k": 3,
+        moved = payload(await session.call_tool("forget", {"key": "billing-deploy", "reason": "we deploy on Tuesdays now"}))
+        left = payload(await session.call_tool("recall", {"query": "billing deploy Fridays", "k": 3,
                                                             "include_unrelated": True}))
         again = await session.call_tool("forget", {"key": "billing-deploy"})
         return moved, left, again

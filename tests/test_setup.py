@@ -12,21 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from agent_homes import home  # noqa: F401  (fixture)
 from harvest_homes import FIXTURES, make_homes
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    h.mkdir()
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.setenv("AIDA_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring_memory.MemoryKeyring")
-    return h
 
 
 def setup_json(capsys, brain: Path, *args: str) -> dict:

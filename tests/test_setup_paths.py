@@ -6,23 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from agent_homes import home  # noqa: F401  (fixture)
 from harvest_homes import make_homes
 
 from brain_core.cli import main
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    h.mkdir()
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.setenv("AIDA_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring_memory.MemoryKeyring")
-    return h
-
 
 FILES = (".claude/settings.json", ".claude/CLAUDE.md", ".codex/config.toml", ".codex/AGENTS.md",
          ".gemini/settings.json", ".gemini/GEMINI.md")
