@@ -169,7 +169,8 @@ def test_hostile_names_and_values_break_no_reader(brain):
 
 def test_hostile_files_through_the_cli_and_the_mcp_recall_tool(brain):
     import anyio
-    from test_mcp import _payload, _session
+    from mcp_results import payload
+    from test_mcp import _session
 
     brain.remember(GOOD["body"], key="good")
     bad = _hostile_files(brain.root)
@@ -200,7 +201,7 @@ def test_hostile_files_through_the_cli_and_the_mcp_recall_tool(brain):
     brain.close()
 
     async def body(session):
-        return _payload(await session.call_tool("recall", {"query": "invoices", "k": 5}))
+        return payload(await session.call_tool("recall", {"query": "invoices", "k": 5}))
 
     hits = anyio.run(_session, brain.root, body)
     assert [h["key"] for h in hits] == ["good"]
