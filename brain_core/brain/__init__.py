@@ -2,7 +2,9 @@
 
 Its write path is the only one: validate -> redact -> atomic file write (superseding by profile
 and key) -> catalog row -> git commit under Aida's identity -> a line in ``.aida/events.jsonl``
-for the tray, all under the brain's write lock so concurrent processes take turns.
+for the tray, all under the brain's write lock so concurrent processes take turns. Every file
+goes through one transaction of ``store/writes.py`` (:meth:`Brain.writing`), records and pages,
+transcripts and watermarks alike.
 """
 
 from __future__ import annotations
@@ -12,15 +14,15 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Iterator, Mapping
 
 from brain_core.config import Config
 from brain_core.errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
 from brain_core.records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
-from brain_core.store.fsutil import absolute, atomic_write_bytes, contained, fsync_dir
+from brain_core.store import writes
+from brain_core.store.fsutil import absolute, contained
 from brain_core.store.git import Git
 from brain_core.store.locks import FileLock
-from brain_core.store.shelves import on_shelf
 
 if TYPE_CHECKING:
     from brain_core.catalog.base import Catalog
@@ -72,19 +74,16 @@ class Brain:
             brain.git.init()
         for d in LAYOUT:
             (root / d).mkdir(exist_ok=True)
-            keep = root / d / ".gitkeep"
-            if not keep.exists():
-                keep.write_bytes(b"")
-        if not (root / ".gitignore").exists():
-            atomic_write_bytes(root / ".gitignore", GITIGNORE.encode())
-        if not (root / "glossary.yaml").exists():
-            atomic_write_bytes(root / "glossary.yaml", GLOSSARY.encode())
-        brain.state_dir.mkdir(exist_ok=True)
-        if not brain.index.path.exists():
-            brain.index.rebuild(quiet=True)
-        with brain.lock():
-            brain.git.commit([".gitignore", "glossary.yaml", *[f"{d}/.gitkeep" for d in LAYOUT]],
-                             "Initialise the brain" if fresh else "Restore the brain's layout")
+        with brain.writing("Initialise the brain" if fresh else "Restore the brain's layout", index=False) as tx:
+            for rel, text in (*((f"{d}/.gitkeep", "") for d in LAYOUT), (".gitignore", GITIGNORE),
+                              ("glossary.yaml", GLOSSARY)):
+                if tx.exists(rel):
+                    tx.include(rel, index=False)
+                else:
+                    tx.put(rel, text, redact=False)
+            brain.state_dir.mkdir(exist_ok=True)
+            if not brain.index.path.exists():
+                brain.index.rebuild(quiet=True)
         return brain
 
     @classmethod
@@ -162,49 +161,41 @@ class Brain:
         ``also_remove``: brain files deleted in the same commit (a quarantined copy accepted)."""
         prepared = [self._prepare(dict(item)) for item in items]
         with self.lock():
-            self.git.ensure_writable()  # a detached HEAD or a rebase under way: stop before any file changes
             from brain_core.brain import quarantine
             from brain_core.brain.dedupe import Linker
 
-            self._undo = {}  # rel -> the bytes it had before this write (None: it did not exist)
             try:
-                screened = quarantine.screen(self, prepared) if guard else [(r, p, False) for r, p in prepared]
-                prepared = [(rec, rel) for rec, rel, held in screened if not held]
-                linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
-                linker.prime(prepared)
-                written = [self._hold_one(rec, rel) if held else (linker.link(rec, rel) or self._write_one(rec, rel))
-                           for rec, rel, held in screened]
-                removed = []
-                for rel in also_remove:
-                    target, rel_posix = self._brain_file(rel)
-                    if target.exists():
-                        self._undo.setdefault(rel_posix, target.read_bytes())
-                        os.remove(target)
-                        removed.append(rel_posix)
-                changed = [w for w in written if w.changed]
-                same = [w.path for w in written if not w.changed]
-                if same:
-                    # Identical to the file: a no-op, unless a crash left that file uncommitted (the
-                    # write got as far as the file, not the commit). Then this write commits it.
-                    stray = set(self.git.uncommitted(same))
-                    changed += [w for w in written if not w.changed and w.path in stray]
-                changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
-                if changed or removed:
-                    shelved = [w for w in changed if on_shelf(w.path)]
-                    if shelved:
-                        self._index_written(shelved)
-                    msg = message or (f"remember: {changed[0].path}" if len(changed) == 1
-                                      else f"remember: {len(changed)} records")
-                    self.git.commit([w.path for w in changed] + removed, msg)
-            except BaseException as e:
-                self._put_back()  # a failed write leaves no file behind that git does not have
+                with self.writing(redact=False, batch=True) as tx:  # the fields were redacted by _prepare
+                    self._tx = tx
+                    screened = quarantine.screen(self, prepared) if guard else [(r, p, False) for r, p in prepared]
+                    prepared = [(rec, rel) for rec, rel, held in screened if not held]
+                    linker = Linker(self)  # a near-duplicate of another profile's record links to it (dedupe.py)
+                    linker.prime(prepared)
+                    written = [self._hold_one(rec, rel) if held else (linker.link(rec, rel) or self._write_one(rec, rel))
+                               for rec, rel, held in screened]
+                    for rel in also_remove:
+                        if tx.exists(rel):
+                            tx.delete(rel)
+                    changed = [w for w in written if w.changed]
+                    same = [w.path for w in written if not w.changed]
+                    if same:
+                        # Identical to the file: a no-op, unless a crash left that file uncommitted (the
+                        # write got as far as the file, not the commit). Then this write commits it.
+                        stray = set(self.git.uncommitted(same))
+                        changed += [w for w in written if not w.changed and w.path in stray]
+                        for rel in sorted(stray & set(same)):
+                            tx.include(rel)
+                    changed = list({w.path: w for w in changed}.values())  # a record linked twice is written once
+                    tx.message = message or (f"remember: {changed[0].path}" if len(changed) == 1
+                                             else f"remember: {len(changed)} records")
+            except BaseException as e:  # the transaction has put every file back
                 from brain_core.catalog.diskfail import explain, low_level_errors
 
                 if isinstance(e, low_level_errors()):
                     raise explain(e, self.root, "Remembering") from None
                 raise
             finally:
-                self._undo = None
+                self._tx = None
                 self.index.fresh_vectors.clear()
             if changed:
                 try:
@@ -213,30 +204,63 @@ class Brain:
                     pass  # the record is committed; only the tray's notice of it is lost
         return [w.record for w in written]
 
-    _undo: dict[str, bytes | None] | None = None
+    _tx: writes.Transaction | None = None
+
+    def writing(self, message: str | None = None, *, redact: bool = True, index: bool = True,
+                batch: bool = False) -> ContextManager[writes.Transaction]:
+        """One write into the brain (``store/writes.py``): under the write lock, each file redacted
+        (unless ``redact`` is off: the caller did it field by field) and written atomically, the
+        catalog rows of the shelf files updated (``batch``: in one apply, as for many records), one
+        commit of ``message`` (settable on the transaction) when the block ends, and every file put
+        back when it fails before that commit."""
+        return writes.transaction(self.root, self.git, self.lock(), self._index_step(batch) if index else None,
+                                  redact=redact, message=message)
+
+    def _index_step(self, batch: bool) -> writes.IndexStep:
+        def step(written: dict[str, bytes], gone: list[str]) -> None:
+            for rel in gone:
+                self.index.remove_file(rel)
+            if batch:
+                self._index_written(list(written))
+                return
+            for rel, data in written.items():
+                try:
+                    self.index.upsert_file(rel, data)
+                except MalformedRecord:
+                    pass  # lint reports it; the catalog skips it like any hand-made bad file
+        return step
+
+    def write(self, files: Mapping[str, str | bytes | None], message: str, *, redact: bool = True,
+              only_changed: bool = False) -> list[str]:
+        """Write several brain files (text or bytes; None deletes one) in one commit and return
+        their paths. ``only_changed``: files already holding those bytes are left alone, and a write
+        that changes nothing takes no lock and makes no commit."""
+        clean: dict[str, bytes | None] = {}
+        for rel, data in files.items():
+            if data is None:
+                clean[rel] = None
+                continue
+            name, raw = writes.clean(rel, data, redact)
+            if only_changed:
+                try:
+                    if contained(self.root, name).read_bytes() == raw:
+                        continue
+                except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                    pass
+            clean[name] = raw
+        if not clean:
+            return []
+        with self.writing(message, redact=False) as tx:
+            return writes.apply(tx, clean)
+
+    def delete(self, rels: Iterable[str], message: str) -> list[str]:
+        """Delete brain files in one commit (their text stays in git's history)."""
+        return self.write({rel: None for rel in rels}, message)
 
     def _put(self, rel: str, data: bytes) -> None:
-        """Write a shelf file for the write under way, remembering what it replaces."""
-        path = self.root / rel
-        if self._undo is not None and rel not in self._undo:
-            try:
-                self._undo[rel] = path.read_bytes()
-            except FileNotFoundError:
-                self._undo[rel] = None
-        atomic_write_bytes(path, data)
-
-    def _put_back(self) -> None:
-        """Undo the files of a write that failed: each goes back to what it was (best effort: a
-        file that cannot be put back is committed by the next write of it)."""
-        for rel, old in (self._undo or {}).items():
-            path = self.root / rel
-            try:
-                if old is None:
-                    path.unlink(missing_ok=True)
-                elif not path.exists() or path.read_bytes() != old:
-                    atomic_write_bytes(path, old)
-            except OSError:
-                continue
+        """Write a file for the record write under way (put back if that write fails)."""
+        assert self._tx is not None, "a record file is written inside remember_many's transaction"
+        self._tx.put(rel, data, redact=False)
 
     def _prepare(self, item: dict[str, Any]) -> tuple[Record, str]:
         from brain_core.redact import redact, scrub
@@ -306,14 +330,14 @@ class Brain:
         self._put(rel, rec.to_json().encode("utf-8"))
         return Written(rec, rel, True)
 
-    def _index_written(self, written: list[Written]) -> None:
+    def _index_written(self, paths: list[str]) -> None:
         from brain_core.store.shelves import load_doc
 
         docs = []
-        for w in written:
-            data = (self.root / w.path).read_bytes()
-            st = (self.root / w.path).stat()
-            docs.append(load_doc(w.path, data, st.st_size, st.st_mtime_ns))
+        for rel in paths:
+            data = (self.root / rel).read_bytes()
+            st = (self.root / rel).stat()
+            docs.append(load_doc(rel, data, st.st_size, st.st_mtime_ns))
         self.index.index_written(docs)
 
     def _emit(self, written: list[Written]) -> None:
@@ -340,28 +364,11 @@ class Brain:
 
         The redaction gate: the text, the file name and the message are masked first (a JSON file
         stays valid JSON); the returned path is where the file went."""
-        from brain_core.redact import scrub
-
-        text = scrub.file_text(rel, text)
-        target, rel_posix = self._brain_file(scrub.path(rel))
-        with self.lock():
-            self.git.ensure_writable()
-            atomic_write_bytes(target, text.encode("utf-8"))
-            if on_shelf(rel_posix):
-                try:
-                    self.index.upsert_file(rel_posix, text.encode("utf-8"))
-                except MalformedRecord:
-                    pass  # lint reports it; the catalog skips it like any hand-made bad file
-            self.git.commit([rel_posix], message)
-        return target
+        return contained(self.root, self.write({rel: text}, message)[0])
 
     def _brain_file(self, rel: str) -> tuple[Path, str]:
         """A path inside the brain that is not git's or Aida's own state: (target, relative posix)."""
-        target = contained(self.root, rel)
-        rel_posix = target.relative_to(Path(os.path.realpath(self.root))).as_posix()
-        if rel_posix.split("/", 1)[0] in (".git", ".aida"):
-            raise InvalidInput(f"{rel} is Aida's or git's own state and cannot be written as a brain file.")
-        return target, rel_posix
+        return writes.brain_file(self.root, rel)
 
     def read_text(self, rel: str) -> str | None:
         target = contained(self.root, rel)
@@ -372,22 +379,9 @@ class Brain:
 
     def move(self, moves: list[tuple[str, str]], message: str) -> None:
         """Move files inside the brain (to ``archive/``, say) in one commit; nothing is deleted."""
-        from brain_core.redact.scrub import path as clean_path  # the redaction gate: no secret in a new file name
-
-        with self.lock():
-            self.git.ensure_writable()
-            touched = []
+        with self.writing(message) as tx:
             for src, dst in moves:
-                (s, src), (d, dst) = self._brain_file(src), self._brain_file(clean_path(dst))
-                d.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(s, d)
-                fsync_dir(d.parent)
-                if on_shelf(src):
-                    self.index.remove_file(src)
-                if on_shelf(dst):
-                    self.index.upsert_file(dst, d.read_bytes())
-                touched += [src, dst]
-            self.git.commit(touched, message)
+                tx.move(src, dst)
 
     # -- reading ---------------------------------------------------------------------------------------
 
