@@ -163,33 +163,24 @@ def choose(brain, keep: str) -> Conflict:
     from brain_core.config.machine import require_writer
     from brain_core.errors import InvalidInput
     from brain_core.records import now_iso
-    from brain_core.store.fsutil import atomic_write_bytes
 
     require_writer(brain.config, "consolidate records")
     mine = [c for c in find_conflicts(brain) if keep in c.paths]
     if not mine:
         raise InvalidInput(f"{keep} is not part of a listed conflict; run `aida brain lint` to see them.")
-    with brain.lock():
-        brain.git.ensure_writable()
+    others = [c.sides[1].path if c.sides[0].path == keep else c.sides[0].path for c in mine]
+    with brain.writing(f"consolidate: keep {keep} over {', '.join(others)}") as tx:  # the one write path
         rec = brain.get(keep)
-        others = [c.sides[1].path if c.sides[0].path == keep else c.sides[0].path for c in mine]
         kept = [c for c in (rec.extra.get(CHOSEN) or []) if isinstance(c, dict) and c.get("path") not in others]
         rec.extra[CHOSEN] = kept + [{"path": p, "at": now_iso()} for p in others]
-        touched = [keep]
-        data = rec.to_json().encode("utf-8")
-        atomic_write_bytes(brain.root / keep, data)
-        brain.index.upsert_file(keep, data)
+        tx.put(keep, rec.to_json())
         for p in others:  # a choice the other way round, made earlier, no longer holds
             other = brain.get(p)
             if keep in chosen_over(other):
                 other.extra[CHOSEN] = [c for c in other.extra[CHOSEN] if c.get("path") != keep]
                 if not other.extra[CHOSEN]:
                     other.extra.pop(CHOSEN)
-                data = other.to_json().encode("utf-8")
-                atomic_write_bytes(brain.root / p, data)
-                brain.index.upsert_file(p, data)
-                touched.append(p)
-        brain.git.commit(touched, f"consolidate: keep {keep} over {', '.join(others)}")
+                tx.put(p, other.to_json())
     return next(c for c in find_conflicts(brain) if keep in c.paths)
 
 
@@ -359,16 +350,13 @@ def split(brain, dry_run: bool = False) -> list[tuple[Fold, str]]:
     fold with what was done (``restored``, ``already there`` or ``kept: <path> holds other words``)."""
     from brain_core.config.machine import require_writer
     from brain_core.records import Record
-    from brain_core.store.fsutil import atomic_write_bytes
 
     folds = wrong_folds(brain)
     if dry_run or not folds:
         return [(f, "would restore") for f in folds]
     require_writer(brain.config, "split records")
     done: list[tuple[Fold, str]] = []
-    with brain.lock():
-        brain.git.ensure_writable()
-        touched: list[str] = []
+    with brain.writing() as tx:  # the one write path (store/writes.py)
         holders: dict[str, Any] = {}
         for f in folds:
             target = f.restore_to
@@ -388,11 +376,7 @@ def split(brain, dry_run: bool = False) -> list[tuple[Fold, str]]:
                              profile=str(s.get("profile") or "me"), body=redact(s["body"]).text,
                              tags=list(holder.tags), source=redact(str(s.get("source") or "")).text,
                              created=str(s.get("created") or holder.created), extra={"split_from": f.path})
-                (brain.root / target).parent.mkdir(parents=True, exist_ok=True)
-                data = rec.to_json().encode("utf-8")
-                atomic_write_bytes(brain.root / target, data)
-                brain.index.upsert_file(target, data)
-                touched.append(target)
+                tx.put(target, rec.to_json())
                 what = "restored"
             holder.extra["sources"] = [x for x in holder.extra.get("sources", []) if x is not s and x != s]
             if not holder.extra["sources"]:
@@ -401,13 +385,9 @@ def split(brain, dry_run: bool = False) -> list[tuple[Fold, str]]:
                 holder.provenance = [p for p in holder.provenance if p != s.get("id")]
             done.append((f, what))
         for path, holder in holders.items():
-            data = holder.to_json().encode("utf-8")
-            atomic_write_bytes(brain.root / path, data)
-            brain.index.upsert_file(path, data)
-            touched.append(path)
-        if touched:
-            n = sum(1 for _, w in done if w == "restored")
-            brain.git.commit(touched, f"consolidate --split: {n} record(s) folded into others restored at their keys")
+            tx.put(path, holder.to_json())
+        n = sum(1 for _, w in done if w == "restored")
+        tx.message = f"consolidate --split: {n} record(s) folded into others restored at their keys"
     return done
 
 

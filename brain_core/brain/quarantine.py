@@ -15,7 +15,6 @@ key is not held again) and ``drop ID`` deletes it (git keeps it).
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,13 +151,7 @@ def accept(brain, ident: str) -> Record:
 def drop(brain, ident: str) -> Held:
     """Delete a held record (its text stays in git's history)."""
     h = find(brain, ident)
-    with brain.lock():
-        brain.git.ensure_writable()
-        try:
-            os.remove(brain.root / h.path)
-        except FileNotFoundError:
-            pass
-        brain.git.commit([h.path], f"quarantine: drop {h.path}")
+    brain.delete([h.path], f"quarantine: drop {h.path}")
     return h
 
 
@@ -166,7 +159,6 @@ def scan(brain, *, dry_run: bool = False) -> list[Held]:
     """Screen the records already on the shelves (written before the guard, or by hand) and move
     each one it catches to quarantine, in one commit; an accepted one (``guard_accepted``) stays."""
     from brain_core.redact.guard import check
-    from brain_core.store.fsutil import atomic_write_bytes
 
     found: list[Held] = []
     with brain.lock():
@@ -182,15 +174,10 @@ def scan(brain, *, dry_run: bool = False) -> list[Held]:
             found.append(Held(held_path(rec, rel), rec))
         if dry_run or not found:
             return found
-        brain.git.ensure_writable()
-        touched = []
-        for h in found:
-            rel = h.info["intended"]
-            atomic_write_bytes(brain.root / h.path, h.record.to_json().encode("utf-8"))
-            os.remove(brain.root / rel)
-            brain.index.remove_file(rel)
-            touched += [h.path, rel]
-        brain.git.commit(touched, f"quarantine: {len(found)} record(s) already on the shelves hold standing orders")
+        with brain.writing(f"quarantine: {len(found)} record(s) already on the shelves hold standing orders") as tx:
+            for h in found:
+                tx.put(h.path, h.record.to_json())
+                tx.delete(h.info["intended"])
     return found
 
 

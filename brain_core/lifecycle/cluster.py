@@ -27,12 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from brain_core.errors import InvalidInput, MalformedRecord, ProviderError
+from brain_core.errors import InvalidInput, ProviderError
 from brain_core.lifecycle.common import (
     first_sentence,
     load_docs,
     md_link,
-    on_shelf,
     render_page,
     split_front_matter,
     vectors,
@@ -40,7 +39,6 @@ from brain_core.lifecycle.common import (
 )
 from brain_core.lifecycle.compile import common_title
 from brain_core.records import now_iso, slugify
-from brain_core.store.fsutil import atomic_write_bytes, contained
 from brain_core.store.shelves import Doc
 
 PROPOSALS = "knowledge/proposals"
@@ -190,20 +188,9 @@ def _relocate(brain, src: str, dst: str, status: str, message: str) -> str:
     meta[status] = now_iso()
     old_up, new_up = "../" * src.count("/"), "../" * dst.count("/")
     body = body.replace("](" + old_up, "](" + new_up).replace("](<" + old_up, "](<" + new_up)
-    from brain_core.redact.scrub import file_text
-
-    new = file_text(dst, render_page(meta, body))  # the redaction gate
-    with brain.lock():
-        atomic_write_bytes(contained(brain.root, dst), new.encode("utf-8"))
-        os.remove(contained(brain.root, src))
-        if on_shelf(src):
-            brain.index.remove_file(src)
-        if on_shelf(dst):
-            try:
-                brain.index.upsert_file(dst, new.encode("utf-8"))
-            except MalformedRecord:
-                pass  # lint reports it
-        brain.git.commit([src, dst], message)
+    with brain.writing(message) as tx:  # the one write path: redacted, indexed, one commit
+        tx.put(dst, render_page(meta, body))
+        tx.delete(src)
     return dst
 
 

@@ -10,10 +10,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from brain_core.catalog.vectors import vectors  # noqa: F401 - re-exported for the lifecycle steps
-from brain_core.errors import MalformedRecord
 from brain_core.records import Record, parse_time
 from brain_core.store.archive import archive_path  # noqa: F401 - re-exported for the lifecycle steps
-from brain_core.store.fsutil import atomic_write_bytes, contained
 from brain_core.store.shelves import Doc, load_docs, read_docs  # noqa: F401
 from brain_core.text.words import NEGATIONS, first_sentence, negated, numbers, sentences, words  # noqa: F401
 
@@ -67,37 +65,14 @@ def rewrite_in_place(brain, items: Iterable[tuple[str, Record]], message: str) -
     items = list(items)
     if not items:
         return []
-    from brain_core.redact.scrub import file_text
-
-    with brain.lock():
-        for rel, rec in items:
-            data = file_text(rel, rec.to_json()).encode("utf-8")  # the redaction gate
-            atomic_write_bytes(contained(brain.root, rel), data)
-            brain.index.upsert_file(rel, data)
-        brain.git.commit([rel for rel, _ in items], message)
+    brain.write({rel: rec.to_json() for rel, rec in items}, message)  # the one write path (store/writes.py)
     return [rel for rel, _ in items]
 
 
 def write_files(brain, files: dict[str, str], message: str) -> list[str]:
     """Write several non-record files (pages, INDEX.md) and commit them once; unchanged ones are
     skipped, so a pass that changes nothing makes no commit. Returns the paths written."""
-    from brain_core.redact import scrub
-
-    files = {scrub.path(rel): scrub.file_text(rel, text) for rel, text in files.items()}  # the redaction gate
-    changed = [rel for rel, text in files.items() if brain.read_text(rel) != text]
-    if not changed:
-        return []
-    with brain.lock():
-        for rel in changed:
-            data = files[rel].encode("utf-8")
-            atomic_write_bytes(contained(brain.root, rel), data)
-            if on_shelf(rel):
-                try:
-                    brain.index.upsert_file(rel, data)
-                except MalformedRecord:
-                    pass  # lint reports a page it cannot read; the write itself stands
-        brain.git.commit(changed, message)
-    return changed
+    return brain.write(files, message, only_changed=True)
 
 
 def on_shelf(rel: str) -> bool:

@@ -110,14 +110,10 @@ def merged_record(keep: Record, others: list[Record], paths: list[str]) -> Recor
 
 def apply(brain, merges: list[Merge]) -> list[Merge]:
     """Write every survivor's new version and archive the others, in one commit."""
-    import os
-
-    from brain_core.store.fsutil import atomic_write_bytes, fsync_dir
-
     if not merges:
         return []
-    done, touched = [], []
-    with brain.lock():
+    done = []
+    with brain.writing() as tx:  # the one write path (store/writes.py)
         for m in merges:
             try:
                 keep = brain.get(m.keep)
@@ -125,21 +121,9 @@ def apply(brain, merges: list[Merge]) -> list[Merge]:
             except (OSError, MalformedRecord):
                 continue  # changed under us: the next run proposes it again
             rec = merged_record(keep, others, [m.keep, *m.merged])
-            data = rec.to_json().encode("utf-8")
-            atomic_write_bytes(brain.root / m.keep, data)
-            brain.index.upsert_file(m.keep, data)
-            moves = []
-            for path, o in zip(m.merged, others):
-                dst = archive_path(brain, path, o.id)
-                target = brain.root / dst
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(brain.root / path, target)
-                fsync_dir(target.parent)
-                brain.index.remove_file(path)
-                moves.append((path, dst))
-            touched += [m.keep, *(p for mv in moves for p in mv)]
+            tx.put(m.keep, rec.to_json())
+            moves = [(path, tx.move(path, archive_path(brain, path, o.id))) for path, o in zip(m.merged, others)]
             done.append(Merge(m.keep, m.merged, m.cosines, tuple(moves), True))
-        if touched:
-            n = sum(len(m.merged) + 1 for m in done)
-            brain.git.commit(touched, f"consolidate: {n} near-duplicate records into {len(done)}")
+        n = sum(len(m.merged) + 1 for m in done)
+        tx.message = f"consolidate: {n} near-duplicate records into {len(done)}"
     return done

@@ -23,7 +23,6 @@ from pathlib import PurePosixPath
 from brain_core.errors import InvalidInput, MalformedRecord
 from brain_core.records import KEY_RE, PROFILE_RE, Record, now_iso
 from brain_core.store.archive import FIELD, forgotten_at  # noqa: F401 - the write path asks it too
-from brain_core.store.fsutil import atomic_write_bytes, fsync_dir
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -106,7 +105,6 @@ def forget(brain, key: str, profile: str | None = None, reason: str = "", by: st
     """Move the record to ``archive/`` with why, when and who asked, in one commit."""
     from brain_core.lifecycle.common import archive_path
     from brain_core.redact import redact
-    from brain_core.store.shelves import on_shelf
 
     reason = " ".join(redact(str(reason or "")).text.split())[:500]
     by = re.sub(r"[^a-z0-9:_-]+", "-", str(by or "cli").lower())[:60] or "cli"
@@ -116,21 +114,15 @@ def forget(brain, key: str, profile: str | None = None, reason: str = "", by: st
         old = Record.from_bytes((brain.root / src).read_bytes(), src)
         dst = archive_path(brain, src, old.id)
         old.extra[FIELD] = {"at": now_iso(), "by": by, "reason": reason, "path": src}
-        target = brain.root / dst
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(brain.root / src, target)  # a move first: a crash leaves the record archived, never twice
-        atomic_write_bytes(target, old.to_json().encode("utf-8"))
-        fsync_dir(target.parent)
-        if on_shelf(src):
-            brain.index.remove_file(src)
-        brain.git.commit([src, dst, *_reindex(brain)], f"forget: {src}" + (f" ({reason})" if reason else ""))
+        with brain.writing(f"forget: {src}" + (f" ({reason})" if reason else "")) as tx:
+            dst = tx.move(src, dst, old.to_json())  # a move first: a crash leaves the record archived, never twice
+            _reindex(brain, tx)
         _emit(brain, "forgotten", old, src, dst)
     return Moved(old, src, dst)
 
 
 def restore(brain, key: str, profile: str | None = None) -> Moved:
     """Put the newest archived version of ``key`` back where it lived, in one commit."""
-    from brain_core.store.shelves import on_shelf
 
     _check(key, profile)
     with brain.lock():
@@ -154,21 +146,16 @@ def restore(brain, key: str, profile: str | None = None) -> Moved:
         if (brain.root / dst).exists():
             raise InvalidInput(f"{dst} holds a newer record (a correction written since); forget that one "
                                "first to bring the archived one back.")
-        target = brain.root / dst
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(brain.root / src, target)
-        atomic_write_bytes(target, rec.to_json().encode("utf-8"))
-        fsync_dir(target.parent)
-        if on_shelf(dst):
-            brain.index.upsert_file(dst, target.read_bytes())
-        brain.git.commit([src, dst, *_reindex(brain)], f"restore: {dst}")
+        with brain.writing(f"restore: {dst}") as tx:
+            dst = tx.move(src, dst, rec.to_json())
+            _reindex(brain, tx)
         _emit(brain, "restored", rec, src, dst)
     return Moved(rec, src, dst)
 
 
-def _reindex(brain) -> list[str]:
-    """INDEX.md and its shelf as they are now, written when they changed (the caller commits them
-    with the move, so the forget is one commit and INDEX.md never lists a forgotten record)."""
+def _reindex(brain, tx) -> list[str]:
+    """INDEX.md and its shelf as they are now, written into the move's transaction when they
+    changed (one commit for the forget, and INDEX.md never lists a forgotten record)."""
     from brain_core.lifecycle.tier_index import INDEX, SHELF, plan
     from brain_core.redact import scrub
 
@@ -179,8 +166,7 @@ def _reindex(brain) -> list[str]:
     for rel, text in ((INDEX, p.index_text), (SHELF, p.shelf_text)):
         text = scrub.file_text(rel, text)
         if brain.read_text(rel) != text:
-            atomic_write_bytes(brain.root / rel, text.encode("utf-8"))
-            changed.append(rel)
+            changed.append(tx.put(rel, text))
     return changed
 
 
