@@ -135,10 +135,10 @@ def _old_fold(brain):
     brain.remember(REDIS, key="cache", profile="claude", created="2026-03-10T09:00:00Z", source="claude:session:s1")
     rec, _ = brain._prepare(dict(body=MEMCACHED, key="cache", profile="codex", created="2026-06-12T15:00:00Z",
                                  source="codex:session:s2"))
-    with brain.lock():
+    with brain.writing("remember: memories/codex/cache.json (linked)") as tx:  # what remember_many opens
+        brain._tx = tx
         Linker(brain)._add_source("memories/claude/cache.json", rec)
-        brain.git.commit(["memories/claude/cache.json"], "remember: memories/codex/cache.json (linked)")
-    brain.index.upsert_file("memories/claude/cache.json", (brain.root / "memories/claude/cache.json").read_bytes())
+    brain._tx = None
     return rec
 
 

@@ -235,7 +235,9 @@ def _commit_hand_edits(brain, warned: AbstractSet[str] = frozenset()) -> int:
             elif printable(p) not in warned and not on_shelf(p):  # shelf files: the index's warning, lint
                 print(f"aida: warning: {printable(p)} {why}, so it is not committed", file=sys.stderr)
         if pending:
-            brain.git.commit(pending, f"index: record {len(pending)} file(s) changed outside Aida")
+            with brain.writing(f"index: record {len(pending)} file(s) changed outside Aida", index=False) as tx:
+                for p in pending:  # nothing rewritten: one commit of the hand edits
+                    tx.include(p, index=False)
     return len(pending)
 
 

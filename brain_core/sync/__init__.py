@@ -377,7 +377,9 @@ def _commit_pending(brain) -> int:
     pending = [p for p in brain.git.uncommitted(["."]) if commit_refusal(brain.root, p) is None]
     if not pending:
         return 0
-    brain.git.commit(pending, f"sync: record {len(pending)} file(s) changed outside Aida")
+    with brain.writing(f"sync: record {len(pending)} file(s) changed outside Aida", index=False) as tx:
+        for p in pending:  # the one write path: nothing rewritten, one commit of the hand edits
+            tx.include(p, index=False)
     return len(pending)
 
 
@@ -473,20 +475,20 @@ def _revive_archived_edits(brain, before: str | None, upstream: str) -> list[Con
     moved_there = _name_status(git, f"{base}..{upstream}")
     archived = {p for s, p in moved_there if s == "A" and p.startswith("archive/")
                 and ("D", p[len("archive/"):]) in moved_there}
-    out, touched = [], []
-    for status, path in _name_status(git, f"{upstream}..HEAD"):
-        live = path[len("archive/"):]
-        if status != "M" or path not in archived or (brain.root / live).exists():
-            continue
-        mine = git.run("rev-parse", f"HEAD:{path}").stdout.strip()
-        theirs = git.run("rev-parse", f"{upstream}:{path}").stdout.strip()
-        _write_blob(git, mine, brain.root / live)
-        _write_blob(git, theirs, brain.root / path)
-        touched += [live, path]
-        out.append(Conflict(live, None, "this machine edited it while the remote archived it: the edit stays live "
-                                        f"here and the archived version stays at {path}"))
-    if touched:
-        git.commit(touched, f"sync: keep {len(out)} edited record(s) live that the remote had archived")
+    revive = [(status, path) for status, path in _name_status(git, f"{upstream}..HEAD")
+              if status == "M" and path in archived and not (brain.root / path[len("archive/"):]).exists()]
+    if not revive:
+        return []
+    out = []
+    # the one write path; the bytes are git's own (committed before), and the catalog catches up after the sync
+    with brain.writing(f"sync: keep {len(revive)} edited record(s) live that the remote had archived", redact=False,
+                       index=False) as tx:
+        for _, path in revive:
+            live = path[len("archive/"):]
+            tx.put(live, _blob(git, git.run("rev-parse", f"HEAD:{path}").stdout.strip()))
+            tx.put(path, _blob(git, git.run("rev-parse", f"{upstream}:{path}").stdout.strip()))
+            out.append(Conflict(live, None, "this machine edited it while the remote archived it: the edit stays live "
+                                            f"here and the archived version stays at {path}"))
     return out
 
 
@@ -496,5 +498,11 @@ def _name_status(git, span: str) -> set[tuple[str, str]]:
     return {(parts[i][:1], parts[i + 1]) for i in range(0, len(parts) - 1, 2)}
 
 
+def _blob(git, sha: str) -> bytes:
+    return git.repo.odb.stream(bytes.fromhex(sha)).read()
+
+
 def _write_blob(git, sha: str, target: Path) -> None:
-    atomic_write_bytes(target, git.repo.odb.stream(bytes.fromhex(sha)).read())
+    """A side of a rebase's conflict put in the work tree (git's own merge, mid-rebase: the rebase
+    commits it, so it cannot go through the write path, which refuses to write during a rebase)."""
+    atomic_write_bytes(target, _blob(git, sha))
