@@ -4,9 +4,9 @@
 Aida writes: a value of any JSON shape (record extras, run records, events), a file's text (JSON
 files stay valid JSON), a path inside the brain (a file name never carries a secret), a slug
 (a key that spells a secret is made again from the masked text) and a commit message. The
-brain's own write path (``Brain._prepare``, ``Brain.write_text``, ``Brain.move``, ``Brain._emit``),
-the lifecycle's ``write_files`` and ``rewrite_in_place``, the run records and ``Git.commit`` call
-these, so a new writer that goes through any of them cannot skip the gate.
+brain's own write path (``Brain._prepare`` for records, ``store/writes.py`` for every other file
+and file name, ``Brain._emit``), the run records and ``Git.commit`` call these, so a new writer that
+goes through any of them cannot skip the gate.
 """
 
 from __future__ import annotations
