@@ -182,7 +182,7 @@ def _commits(brain) -> int:
 
 
 def _last_commit_files(brain) -> list[str]:
-    return sorted(_git(brain, "show", "--name-only", "--format=", "HEAD").split())
+    return sorted(_git(brain, "show", "--name-only", "--no-renames", "--format=", "HEAD").split())
 
 
 def _dirty(brain) -> list[str]:
@@ -319,3 +319,24 @@ def test_a_write_outside_the_brain_or_into_its_own_state_is_refused_and_nothing_
             brain.write({"knowledge/fine.md": "# Fine\n", rel: "x"}, "two files")
         assert not (brain.root / "knowledge/fine.md").exists()
     assert not (brain.root.parent / "outside.md").exists() and _commits(brain) == before and _dirty(brain) == []
+
+
+def test_a_forget_whose_commit_fails_leaves_the_record_live_and_index_md_as_it_was(brain, failing_commit):
+    from brain_core.lifecycle.forget import forget
+    from brain_core.lifecycle.tier_index import regenerate
+
+    brain.remember("The staging database restarts on Sundays at noon.", key="staging-restart")
+    regenerate(brain)
+    live = brain.root / "memories/me/staging-restart.json"
+    old, index_md, before = live.read_bytes(), (brain.root / "INDEX.md").read_bytes(), _commits(brain)
+    failing_commit.append("forget:")
+    with pytest.raises(GitError, match="injected"):
+        forget(brain, "staging-restart", reason="moved to Saturdays")
+    assert live.read_bytes() == old and (brain.root / "INDEX.md").read_bytes() == index_md
+    assert not list((brain.root / "archive").rglob("*.json"))
+    assert _commits(brain) == before and _dirty(brain) == []
+
+    failing_commit.clear()
+    moved = forget(brain, "staging-restart", reason="moved to Saturdays")
+    assert not live.exists() and (brain.root / moved.dst).exists() and _commits(brain) == before + 1
+    assert sorted(_last_commit_files(brain)) == sorted(["INDEX.md", moved.dst, "memories/me/staging-restart.json"])

@@ -153,12 +153,14 @@ class Transaction:
         if self.message is None:
             raise BrainError("A write into the brain was made without a commit message; nothing was kept.")
         if self._index is not None:
-            written = {}
+            written, gone = {}, [rel for rel in self._gone if on_shelf(rel)]
             for rel, raw in self._paths.items():
                 if rel in self._gone or rel in self._unindexed or not on_shelf(rel):
                     continue
-                written[rel] = raw if raw is not None else (self.root / rel).read_bytes()
-            gone = [rel for rel in self._gone if on_shelf(rel)]
+                try:
+                    written[rel] = raw if raw is not None else (self.root / rel).read_bytes()
+                except FileNotFoundError:  # a file named as it is, removed by hand: its row goes
+                    gone.append(rel)
             if written or gone:
                 self._index(written, gone)
         self.head = self.git.commit(list(self._paths), self.message)
