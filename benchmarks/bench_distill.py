@@ -1,22 +1,23 @@
-"""The offline distiller on whole real sessions: precision and recall on the labelled set, three splits.
+"""The offline distiller on whole real sessions: precision and recall on the labelled set, four splits.
 
     .venv/bin/python benchmarks/bench_distill.py [--baseline REF] [-v]
 
-Reads the 65 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
+Reads the 94 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
 PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
 extractive distiller, redact again) and scores the records kept against the hand labels in
 tests/fixtures/distill_labels.json (see tests/distill_labelled.py for the matching rule; precision is
 strict: a kept record matching no labelled item is noise). Prints, per split (tune: the rules are
 chosen on it; held_out: the other half of the first 46 sessions, whose figures were seen while the
 first rules were written; fresh: 19 sessions labelled and committed before the distiller ever ran on
-them, never used for tuning):
+them, never used for tuning; unseen: 29 sessions from other repositories, collected and labelled blind
+after the distiller was changed, never used for tuning):
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 
 ``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
 script from a temporary worktree of that revision with this checkout's labels and sessions.
 ``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
-half only (``--held-out-details`` adds the other two splits: for reporting, never while tuning).
+half only (``--held-out-details`` adds the other three splits: for reporting, never while tuning).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPLITS = ("tune", "held_out", "fresh")
+SPLITS = ("tune", "held_out", "fresh", "unseen")
 
 
 def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS) -> dict:
@@ -68,7 +69,7 @@ def main() -> None:
     ap.add_argument("--baseline", help="a git revision whose distiller to score as well (e.g. main)")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--held-out-details", action="store_true",
-                    help="with -v, list the held_out and fresh splits' noise and misses too (not while tuning)")
+                    help="with -v, list the held_out, fresh and unseen splits' noise and misses too (not while tuning)")
     ap.add_argument("--split", choices=SPLITS, action="append",
                     help="score only this split (repeatable); while tuning, --split tune")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # used for --baseline

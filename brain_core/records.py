@@ -13,12 +13,12 @@ import re
 import secrets
 import threading
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from brain_core.errors import InvalidInput, MalformedRecord
+from brain_core.text.slug import slugify
 
 RECORD_TYPES = ("fact", "instruction", "preference", "decision", "event", "lesson", "note", "task")
 KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
@@ -29,8 +29,6 @@ MAX_TAG_CHARS = 64
 MAX_TAGS = 20
 _KNOWN = ("id", "type", "key", "profile", "tags", "body", "source", "created", "confidence",
           "provenance", "expires", "supersedes", "abstract")
-_STOP = frozenset("a an the and or but of to in on at for with is are was were be been it this that "
-                  "we i you they he she our my your their as by from so do does did not no".split())
 
 
 def now_iso() -> str:
@@ -55,13 +53,28 @@ def new_id(when: datetime | None = None) -> str:
     return when.strftime("%Y%m%d-%H%M%S") + f"{when.microsecond // 1000:03d}-" + secrets.token_hex(3)
 
 
-def slugify(text: str, max_words: int = 6, max_len: int = 60) -> str:
-    """A kebab-case key from free text: significant words, ASCII, at most ``max_len`` chars."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    words = re.findall(r"[a-z0-9]+", ascii_text)
-    keep = [w for w in words if w not in _STOP] or words
-    slug = "-".join(keep[:max_words])[:max_len].strip("-")
-    return slug or "note"
+
+
+# The agents whose sessions and memory files Aida learns from, as a source's first part names them.
+AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+def origin(source: str, created: str = "") -> str:
+    """Where a record came from, in words, from its ``source`` ("claude:session:<id>" -> "from a
+    Claude Code session on 2026-11-02", "codex:memory:<path>" -> "from a Codex memory file",
+    "meeting:..." -> "from a meeting on ..."); "" for what was written by hand or an unknown source.
+    The one table the answers and the overview both speak from."""
+    day = str(created or "")[:10]
+    on = f" on {day}" if day else ""
+    head, _, rest = str(source or "").partition(":")
+    kind = rest.split(":", 1)[0]
+    if head in AGENT_NAMES and kind == "session":
+        return f"from a {AGENT_NAMES[head]} session{on}"
+    if head in AGENT_NAMES and kind == "memory":
+        return f"from a {AGENT_NAMES[head]} memory file"
+    if head == "meeting":
+        return f"from a meeting{on}"
+    return ""
 
 
 def parse_time(value: str | None) -> datetime | None:

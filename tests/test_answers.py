@@ -197,7 +197,7 @@ def test_three_agents_wrote_the_same_decision_one_answer_lists_them(brain):
     sqs = [h for h in a.hits if "SQS" in h.record.body]
     assert len(sqs) == 1 and len(sqs[0].also) == 2
     assert a.text.count("SQS") == 1
-    for agent in ("Claude Code session", "Codex session", "Gemini session"):
+    for agent in ("Claude Code session", "Codex session", "Gemini CLI session"):
         assert agent in a.text
 
 

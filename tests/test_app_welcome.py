@@ -81,7 +81,7 @@ def test_overview_shows_the_brain_and_links_to_files(qtbot, brain):
     for i, (body, typ) in enumerate((("We use Postgres 16 for billing.", "decision"),
                                      ("Deploys need two approvals.", "instruction"),
                                      ("I prefer pytest over unittest.", "preference"))):
-        brain.remember(body, type=typ, key=f"k{i}", profile="codex", source=f"codex:session-{i}")
+        brain.remember(body, type=typ, key=f"k{i}", profile="codex", source=f"codex:session:s{i}")
     opened = []
     w = OverviewWindow(lambda: brain, opened.append)
     qtbot.addWidget(w)

@@ -13,7 +13,7 @@ import pytest
 
 from brain_core import Brain
 from brain_core.errors import BrainNotFound, InvalidInput
-from brain_core.records import slugify
+from brain_core.text.slug import slugify
 
 
 def git(root: Path, *args: str) -> str:

@@ -338,6 +338,6 @@ def test_a_dropped_recording_title_or_date_cannot_name_a_path_outside(brain, tit
         return
     for name in (title.strip() or meeting._title_from(Path(dropped.replace("\x00", "") + ".wav")),
                  meeting._title_from(Path(dropped.replace("\x00", "") + ".m4a"))):
-        rel = meeting._free_path(brain, f"meetings/{day}-{meeting._slug(name)}.md")
+        rel = meeting._free_path(brain, meeting.page_path(day, name))
         assert contained(brain.root, rel).resolve().is_relative_to(brain.root.resolve())
         assert rel.count("/") == 1 and rel.startswith("meetings/")

@@ -10,7 +10,7 @@ from brain_core.records import Record
 
 
 def _rec(body, type="fact", key=None, extra=None):
-    from brain_core.records import slugify
+    from brain_core.text.slug import slugify
 
     return Record(id="20260101-000000000-abcdef", type=type, key=key or slugify(body), profile="me", body=body,
                   extra=extra or {})

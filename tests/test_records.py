@@ -18,9 +18,9 @@ from brain_core.records import (
     clean_tags,
     new_id,
     parse_time,
-    slugify,
     validate_new,
 )
+from brain_core.text.slug import slugify
 
 GOOD = {"id": "20260822-194402117-c81e2f", "type": "fact", "key": "retry-cap", "profile": "me", "body": "Six."}
 

@@ -144,8 +144,8 @@ def test_no_chat_turn_slug_is_taken_for_a_secret(shared_dir):
     """Every LoCoMo utterance (read in place) as a key and a meeting file name: none is changed."""
     import json
 
-    from brain_core.records import slugify
     from brain_core.redact import scrub
+    from brain_core.text.slug import slugify
 
     path = shared_dir / "bench" / "locomo" / "locomo10.json"
     if not path.exists():

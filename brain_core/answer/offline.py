@@ -17,28 +17,14 @@ from brain_core.llm.none import Extract, best_sentences, citation, terms
 from brain_core.recall.confidence import IGNORED, STRONG, WEAK, content_words
 from brain_core.recall.coverage import near_miss_text
 from brain_core.recall.recency import header as recency_header
+from brain_core.records import origin as source_origin
 
-AGENTS = {"claude": "a Claude Code session", "codex": "a Codex session", "gemini": "a Gemini session"}
 _TOPIC_WORD = re.compile(r"[\w][\w'.-]*[\w]|\w", re.UNICODE)
 
 
 def origin(record) -> str:
     """Where a record came from, in words, when not from the user directly (else "")."""
-    return origin_of(str(getattr(record, "source", "") or ""), str(getattr(record, "created", "") or ""))
-
-
-def origin_of(source: str, created: str) -> str:
-    date = created[:10]
-    on = f" on {date}" if date else ""
-    head, _, kind = source.partition(":")
-    kind = kind.split(":", 1)[0]
-    if head in AGENTS and kind == "session":
-        return f"from {AGENTS[head]}{on}"
-    if head in AGENTS and kind == "memory":
-        return f"from {AGENTS[head].replace(' session', '')} memory file"
-    if head == "meeting":
-        return f"from a meeting{on}"
-    return ""
+    return source_origin(str(getattr(record, "source", "") or ""), str(getattr(record, "created", "") or ""))
 
 
 def topic(question: str) -> str:
@@ -65,7 +51,7 @@ def _line(question: str, hit, superseded: str = "") -> str:
 
 def _also(entry: dict) -> str:
     """A folded near-duplicate's source in words: where it came from, or its key and date."""
-    return origin_of(str(entry.get("source") or ""), str(entry.get("created") or "")) or f"{entry.get('profile') or 'me'}/{entry.get('key')} ({str(entry.get('created') or '')[:10]})"
+    return source_origin(str(entry.get("source") or ""), str(entry.get("created") or "")) or f"{entry.get('profile') or 'me'}/{entry.get('key')} ({str(entry.get('created') or '')[:10]})"
 
 
 def compose(question: str, hits: Sequence[Any], *, corrections: Iterable[str] = (), left_out: Sequence[str] = (),

@@ -22,6 +22,8 @@ from brain_core.errors import ProviderError
 from brain_core.harvest.codeish import code_only
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
+from brain_core.text.slug import kebab, project_tag
+from brain_core.text.stopwords import STATEMENT_STOP
 
 MAX_RECORDS = 5
 RECORD_TYPES = ("decision", "instruction", "preference", "fact")
@@ -46,7 +48,7 @@ def base_tags(context: dict) -> list[str]:
     tags = []
     project = context.get("project")
     if project and not leaks(str(project)):  # a project named after its user is no tag
-        tags.append(f"project:{_slug(str(project), 40) or 'unknown'}")
+        tags.append(project_tag(str(project)))
     for t in context.get("tags") or ():
         if t and t not in tags:
             tags.append(str(t))
@@ -283,18 +285,10 @@ def _adjacent(a: set, b: set) -> bool:
     return any((t, i + 1) in b or (t, i - 1) in b for t, i in a)
 
 
-# Words that say *how* something was stated, not what it is about: left out of keys.
-_STOP = frozenset(
-    "a an the and or but so to of in on at by for with from as is are was were be been being it its this that "
-    "these those we i you he she they our my your their me us them go going went decided decide decision agreed "
-    "always never must dont don't do not make sure should would could will shall let lets let's from now forward "
-    "then than also just only please prefer rather like want use using used policy rule team every each all any "
-    "because since which when where there here into over after before about what who how why".split()
-)
 
 
 def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP and len(w) > 1}
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STATEMENT_STOP and len(w) > 1}
 
 
 def _jaccard(a: set, b: set) -> float:
@@ -309,17 +303,13 @@ def make_key(text: str, words: int = 6) -> str:
 
     picked = []
     for w in re.findall(r"[a-z0-9]+", redact(text).text.lower()):
-        if w in _STOP or len(w) < 2 or w in picked:
+        if w in STATEMENT_STOP or len(w) < 2 or w in picked:
             continue
         picked.append(w)
         if len(picked) == words:
             break
-    return _slug("-".join(picked), 60) or "note"
+    return kebab("-".join(picked), 60) or "note"
 
-
-def _slug(text: str, limit: int) -> str:
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:limit].rstrip("-")
 
 
 # ====================================================================================== LLM

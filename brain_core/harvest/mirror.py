@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from brain_core.harvest import env_dir, iter_jsonl
 from brain_core.harvest.privacy import project_name
 from brain_core.records import MAX_BODY_CHARS
+from brain_core.text.slug import kebab, project_tag
 
 # Claude's memory types -> record types.
 CLAUDE_TYPES = {"user": "preference", "feedback": "instruction", "project": "fact", "reference": "note"}
@@ -284,13 +285,13 @@ def _record(profile: str, rtype: str, key: str, body: str, path: Path, project: 
             created: str | None, extra_tags: Sequence[str] = (), origin: dict | None = None) -> dict:
     if len(body) > MAX_BODY_CHARS:
         body = body[: MAX_BODY_CHARS - 40].rstrip() + "\n\n[... truncated by the mirror]"
-    tags = ([f"project:{_slug(project)}"] if project else []) + list(extra_tags)
+    tags = ([project_tag(project)] if project else []) + list(extra_tags)
     rec: dict[str, Any] = {
         "type": rtype, "key": key, "tags": tags, "body": body, "profile": profile,
         "source": f"{profile}:memory:{display_path(path)}", "created": created,
     }
     if origin:  # someone else's file: data about their repository, not the user's instructions
-        rec["tags"] = tags + ["origin:foreign"] + ([f"repo:{_slug(origin['repo'])}"] if origin.get("repo") else [])
+        rec["tags"] = tags + ["origin:foreign"] + ([f"repo:{kebab(origin['repo'], 40) or 'unknown'}"] if origin.get("repo") else [])
         rec["extra"] = {"origin": origin}
     return rec
 
@@ -354,9 +355,6 @@ def _key(project: str | None, name: str, words: int = 10) -> str:
     parts = re.findall(r"[a-z0-9]+", redact(f"{project or ''} {name}").text.lower())[: words + 4]
     return "-".join(parts)[:80].strip("-") or "memory"
 
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "unknown"
 
 
 def _has_content(body: str) -> bool:

@@ -13,6 +13,7 @@ import os
 import re
 
 from brain_core.recall.projects import DEFAULT_BOOST, PREFIX, boost, has_project, tag  # noqa: F401 - one place for the tag
+from brain_core.text.slug import kebab
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 
@@ -26,10 +27,7 @@ def project_of(folder: str | os.PathLike | None) -> str | None:
     name = project_name(str(folder))
     if not name or leaks(name):  # as harvest's base_tags: a project named after its user is no tag
         return None
-    # harvest.distill._slug(name, 40), spelled here so a session-start hook need not import the
-    # distiller (tests/test_projects.py checks the two agree)
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].rstrip("-")
-    return slug or None
+    return kebab(name, 40) or None  # as text.slug.project_tag, which harvest's records carry
 
 
 def clean_project(name: str | None) -> str | None:
@@ -40,7 +38,7 @@ def clean_project(name: str | None) -> str | None:
 
     text = str(name).strip().lower()
     text = text.removeprefix(PREFIX)
-    text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40].rstrip("-")
+    text = kebab(text, 40)
     if not _NAME.match(text):
         raise InvalidInput(f"The project {name!r} is not a name like billing or damage-control.")
     return text

@@ -38,8 +38,9 @@ from brain_core.lifecycle.common import (
     write_files,
 )
 from brain_core.lifecycle.compile import common_title
-from brain_core.records import now_iso, slugify
+from brain_core.records import now_iso
 from brain_core.store.shelves import Doc
+from brain_core.text.slug import slugify
 
 PROPOSALS = "knowledge/proposals"
 REJECTED = "archive/proposals"

@@ -31,8 +31,9 @@ from brain_core.lifecycle.common import (
     words,
     write_files,
 )
-from brain_core.records import Record, slugify
+from brain_core.records import Record
 from brain_core.store.shelves import Doc
+from brain_core.text.slug import slugify
 
 GENERATED_BY = "aida brain compile"
 DEFAULT_MIN = 2

@@ -46,8 +46,9 @@ from brain_core.lifecycle.common import (
     words,
 )
 from brain_core.lifecycle.judge import DEFAULT_MAX_CHARS, Judge, Verdict, conflicts_between, make_judge
-from brain_core.records import Record, now_iso, slugify
+from brain_core.records import Record, now_iso
 from brain_core.store.shelves import Doc
+from brain_core.text.slug import slugify
 
 DEFAULT_SIMILARITY = 0.9
 _INSTRUCTION = re.compile(r"\b(?:always|never|must|don'?t|do not|make sure|avoid|remember to)\b", re.I)

@@ -23,23 +23,30 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
-ORIGINS = {"claude": "a Claude Code session", "codex": "a Codex session", "gemini": "a Gemini CLI session",
-           "meeting": "a meeting", "mirror": "an agent's memory file"}
+from brain_core.records import AGENT_NAMES
+from brain_core.records import origin as source_origin
+
+SOURCE_KINDS = ("claude", "codex", "gemini", "meeting", "mirror")
 
 
 def origin(record) -> str:
-    """Where a record came from, in words ("from a Codex session on 2026-11-02")."""
+    """Where a record came from, in words ("from a Codex session on 2026-11-02"; "from you" for what
+    was written by hand, "from Codex" for what an agent wrote over MCP; else its source as written)."""
     source = str(record.source or "")
-    kind = source.split(":", 1)[0] if source else ""
-    what = ORIGINS.get(kind) or ORIGINS.get(record.profile) or ("you" if kind in ("", "cli", "me", "user") else source)
+    said = source_origin(source, str(record.created or ""))
+    if said:
+        return said
     day = str(record.created or "")[:10]
-    return f"from {what}" + (f" on {day}" if day else "")
+    head = source.split(":", 1)[0]
+    agent = AGENT_NAMES.get(head) or AGENT_NAMES.get(str(record.profile or ""))
+    who = agent if agent else "you" if head in ("", "cli", "me", "user") else source
+    return f"from {who}" + (f" on {day}" if day else "")
 
 
 def source_kind(record) -> str:
     source = str(record.source or "")
     kind = source.split(":", 1)[0] if source else ""
-    return kind if kind in ORIGINS else (record.profile if record.profile in ORIGINS else "by hand")
+    return kind if kind in SOURCE_KINDS else (record.profile if record.profile in SOURCE_KINDS else "by hand")
 
 
 def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:

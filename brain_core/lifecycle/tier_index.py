@@ -38,7 +38,8 @@ from brain_core.lifecycle.common import (
     split_front_matter,
     write_files,
 )
-from brain_core.records import Record, slugify
+from brain_core.records import Record
+from brain_core.text.slug import slugify
 
 INDEX = "INDEX.md"
 SHELF = "INDEX.shelf.md"

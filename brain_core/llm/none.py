@@ -15,18 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from brain_core.text.stopwords import ANSWER_STOP
+
 NOTHING_FOUND = "I found nothing in your brain about that, so I have no answer from memory."
 # A sentence ends at . ! or ? and a space, except after a title or "e.g." ("Dr. Okafor" is one sentence).
 _SENTENCE = re.compile(r"(?<![A-Z][a-z]\.)(?<![A-Z][a-z][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
-STOPWORDS = frozenset(
-    """a about above after again all am an and any are as at be because been before being below between both but
-    by can could did do does doing done down during each few for from further had has have having he her here hers
-    him his how i if in into is it its itself just me more most my myself no nor not now of off on once only or
-    other our ours out over own same she should so some such than that the their them then there these they this
-    those through to too under until up very was we were what when where which while who whom why will with would
-    you your yours tell remember know say said note noted save saved mention mentioned again please aida""".split()
-)
 
 
 @dataclass(frozen=True)
@@ -41,7 +35,7 @@ def terms(text: str) -> set[str]:
     """Content words, lowercased, with a plural ``s`` dropped: enough to pick a sentence."""
     out = set()
     for w in _WORD.findall(text.lower()):
-        if w in STOPWORDS or len(w) < 2:
+        if w in ANSWER_STOP or len(w) < 2:
             continue
         out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
     return out

@@ -77,7 +77,7 @@ def has_secret(name: str) -> bool:
 
 def clean_key(key: str) -> str:
     """A key that spells a secret, made again from its masked form (read as written, then as words)."""
-    from brain_core.records import slugify
+    from brain_core.text.slug import slugify
 
     if not has_secret(key):
         return key
@@ -93,7 +93,7 @@ def clean_key(key: str) -> str:
 def slug(key: str, masked_text: str, fragments: AbstractSet[str] = frozenset()) -> str:
     """``key``, or a key made from ``masked_text`` when the key spells a secret or carries a
     fragment of one (``fragments``: lowercase pieces of what was masked)."""
-    from brain_core.records import slugify
+    from brain_core.text.slug import slugify
 
     flat = key.replace("-", "")
     if has_secret(key) or any(f in flat for f in fragments):
@@ -112,7 +112,7 @@ def fragments(original: str, red=None) -> set[str]:
 def path(rel: str) -> str:
     """A relative path whose every part is free of secrets: a part that spells one becomes a slug
     of its masked form (extension kept)."""
-    from brain_core.records import slugify
+    from brain_core.text.slug import slugify
 
     parts = rel.split("/")
     out = []

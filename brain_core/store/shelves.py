@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from brain_core.errors import MalformedRecord
-from brain_core.records import RECORD_TYPES, Record, parse_time, slugify
+from brain_core.records import RECORD_TYPES, Record, parse_time
+from brain_core.text.slug import slugify
 
 # shelf -> (file suffix, depth of the folders under the shelf root that hold files)
 SHELVES = {

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from brain_core.text.stopwords import SUMMARY_STOP
+
 MAX_WORDS = 75          # about 100 tokens of English
 MIN_SENTENCES = 4       # a body of fewer sentences ...
 MIN_WORDS = 90          # ... and fewer words than this carries no abstract
@@ -18,10 +20,6 @@ DEPTHS = ("abstract", "full")
 
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n|\n(?=\s*[-*#\d])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
-_STOP = frozenset("""a an the and or but of to in on at for with is are was were be been being it its this that these
-those we i you they he she our my your their as by from so do does did not no if then than there here which who
-what when where why how all any can could would should will may might must also just more most some such into
-over under about after before again only very has have had having one two""".split())
 
 
 def needs_abstract(body: str) -> bool:
@@ -38,7 +36,7 @@ def make_abstract(body: str, max_words: int = MAX_WORDS) -> str | None:
     if not isinstance(body, str) or not needs_abstract(body):
         return None
     sents = sentences(body)
-    content = [[w.lower() for w in _WORD.findall(s) if w.lower() not in _STOP] for s in sents]
+    content = [[w.lower() for w in _WORD.findall(s) if w.lower() not in SUMMARY_STOP] for s in sents]
     weight = Counter(w for ws in content for w in set(ws))
     scored = sorted(range(1, len(sents)),
                     key=lambda i: (-sum(weight[w] for w in set(content[i])) / (1 + len(content[i])) ** 0.5, i))

@@ -30,6 +30,8 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any, Iterable, Sequence
 
+from brain_core.text.stopwords import ACTION_FILLER
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY = "|".join(WEEKDAYS)
 _WHEN = (rf"(?:(?:this|next)\s+(?:{_DAY}|week|month)|(?:{_DAY})|tomorrow|today|"
@@ -37,7 +39,6 @@ _WHEN = (rf"(?:(?:this|next)\s+(?:{_DAY}|week|month)|(?:{_DAY})|tomorrow|today|"
 # "by" is often heard as "my", "buy" or "I" ("my next Monday", "I Friday"), "due" as "do".
 _DUE = re.compile(rf"\b(?:due|by|before|until|do|my|buy|bye|i)\s+(?:on\s+)?(?P<when>{_WHEN})\b", re.I)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
-_STOP = frozenset("a an the to of for on in and or with by is be it this that our we".split())
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class ActionItem:
     explicit: bool  # said as an action item
 
     def record(self, meeting_date: str, title: str) -> dict[str, Any]:
-        from brain_core.records import slugify
+        from brain_core.text.slug import slugify
 
         due = f", due {self.due}" if self.due else ""
         body = f"{self.owner} {self.what}{due} (action item from the meeting \"{title}\" on {meeting_date})."
@@ -202,7 +203,7 @@ def _one_each(items: Sequence[ActionItem]) -> list[ActionItem]:
 
 
 def _content(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z]+", text.casefold()) if w not in _STOP and len(w) > 2} - {
+    return {w for w in re.findall(r"[a-z]+", text.casefold()) if w not in ACTION_FILLER and len(w) > 2} - {
         "owns", "will", "take", "takes", "going", "add", "has"}
 
 
@@ -211,4 +212,4 @@ def _object(what: str) -> str:
     words = what.split()
     if words and words[0].casefold() in ("owns", "will", "takes", "has", "is"):
         words = words[1:]
-    return " ".join(w for w in words if w.casefold() not in _STOP) or what
+    return " ".join(w for w in words if w.casefold() not in ACTION_FILLER) or what

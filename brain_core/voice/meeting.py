@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from brain_core.errors import AudioError, BrainError, InvalidInput, ProviderError
+from brain_core.text.slug import slugify
 from brain_core.voice.actions import action_items
 from brain_core.voice.align import normalise_numbers
 from brain_core.voice.glossary import brain_glossary
@@ -157,7 +158,7 @@ def harvest_meeting(
         seen = harvested(brain).get(sha)
         if seen is not None:  # another process finished the same recording while we listened
             return _skipped(sha, seen)
-        rel = _free_path(brain, f"meetings/{meeting_date}-{_slug(title)}.md")
+        rel = _free_path(brain, page_path(meeting_date, title))
         for item in items:
             item["extra"] = {**(item.get("extra") or {}), "transcript": rel, "meeting_date": meeting_date}
         records = brain.remember_many(items, message=f"meeting: {title} ({meeting_date})") if items else []
@@ -323,10 +324,10 @@ def _title_from(path: Path) -> str:
     return (words[:1].upper() + words[1:]) if words else "Meeting"
 
 
-def _slug(title: str) -> str:
-    from brain_core.records import slugify
 
-    return slugify(title, max_words=8)
+def page_path(meeting_date: str, title: str) -> str:
+    """Where a meeting's transcript page goes: ``meetings/<date>-<slug of its title>.md``."""
+    return f"meetings/{meeting_date}-{slugify(title, max_words=8)}.md"
 
 
 def _free_path(brain: Any, rel: str) -> str:
