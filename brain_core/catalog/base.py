@@ -7,9 +7,11 @@ figures are shared by both, so they live here too. ``tests/test_catalog_interfac
 both classes carry every member with a compatible signature, and mypy checks ``open_index``'s
 return against this protocol.
 
-Not yet part of the interface: recall's stages still run their own SQL on :meth:`Catalog.conn`
-(``recall/hybrid.py`` for SQLite, ``recall/postgres.py`` for PostgreSQL, which also uses
-``PgIndex.side_conn``).
+Recall's statements are not methods here but a module per backend, :mod:`brain_core.recall.sqlite`
+and :mod:`brain_core.recall.postgres` (chosen by :attr:`Catalog.backend` in
+:mod:`brain_core.recall.backends`), run on :meth:`Catalog.conn` (and ``PgIndex.side_conn``); the
+ranking code above them holds no SQL. The rules both backends' scans follow are
+:class:`brain_core.catalog.scan.CatalogBase`'s.
 """
 
 from __future__ import annotations
@@ -186,6 +188,14 @@ class Catalog(Protocol):
     def has_project(self, project: str) -> bool:
         """Whether any record may carry the tag ``project:<project>``: False only when the backend
         can tell cheaply that none does."""
+        ...
+
+    def link_candidates(self, words: str, profile: str, vec: np.ndarray, n: int) -> list[tuple[str, str, float]]:
+        """Link on write's neighbour search: the memories of profiles other than ``profile`` that may
+        repeat a new record, as (path, body, cosine to the record's vector ``vec``), best first. ``words``
+        is the record's text as recall's keyword query (``recall.hybrid.fts_query``); up to ``n`` keyword
+        matches (and on PostgreSQL up to ``n`` nearest in meaning besides). Records without a vector are
+        left out."""
         ...
 
     def counts(self) -> dict:
