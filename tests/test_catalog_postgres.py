@@ -616,16 +616,18 @@ def test_link_on_write_candidates_come_by_meaning_and_by_rarer_words(pg_brain):
     from test_catalog_backends import MONITORING
 
     from brain_core.recall.hybrid import fts_query
+    from brain_core.recall.postgres import link_candidates
 
     b = pg_brain
     b.remember_many([dict(body=body, profile="gemini", key=f"m{i}") for i, body in enumerate(MONITORING)])
     first = b.remember("We chose Datadog for monitoring because its APM tracing is better.", profile="claude")
     copy = "Decided: monitoring goes to Datadog, chosen for its better APM tracing."
+    conn = b.index.conn()
     want = f"memories/claude/{first.key}.json"
     vec, unrelated = (np.asarray(v, dtype=np.float32) for v in b.embedder.embed([copy, "Lunch is at noon on Fridays."]))
-    by_meaning = b.index.link_candidates(fts_query("zzzqx"), "codex", vec, 10)  # no word of it in the catalog
+    by_meaning = link_candidates(conn, fts_query("zzzqx"), "codex", vec, 10)  # no word of it in the catalog
     assert want in [path for path, _, _ in by_meaning]
-    by_words = b.index.link_candidates(fts_query(copy), "codex", unrelated, 10)
+    by_words = link_candidates(conn, fts_query(copy), "codex", unrelated, 10)
     words_only = [(path, cos) for path, _, cos in by_words]
     assert want in [path for path, _ in words_only]
     assert dict(words_only)[want] < 0.5  # its closeness to the unrelated vector, computed by the server

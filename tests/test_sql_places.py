@@ -20,7 +20,7 @@ SHARED = ["catalog/scan.py", "recall/hybrid.py", "recall/places.py", "recall/con
           "recall/recency.py", "recall/kinds.py", "recall/backends.py", "answer/spoken.py", "brain/dedupe.py",
           "cli/doctor.py"]
 STATEMENTS = ["filters", "gather", "neighbours", "rows", "newest", "word_counts", "matching", "fill_candidates",
-              "words"]
+              "words", "link_candidates"]
 
 
 def statements_in(path: Path, calls: bool = True) -> list[str]:

@@ -364,15 +364,18 @@ class Linker:
     def _in_catalog(self, conn, rec, vec) -> str | None:
         """The best keyword matches from other profiles (a near-duplicate shares most content words,
         so it is among them), then their stored vectors: a few milliseconds at 10k records, where a
-        vector scan of the whole catalog would cost as much as a recall. The search is the catalog's
-        (:meth:`~brain_core.catalog.base.Catalog.link_candidates`: on PostgreSQL the nearest in meaning too)."""
+        vector scan of the whole catalog would cost as much as a recall. The search is the backend's
+        (``link_candidates`` in :mod:`brain_core.recall.sqlite`; :mod:`brain_core.recall.postgres`'s
+        takes the nearest in meaning too)."""
+        from brain_core.recall.backends import statements
         from brain_core.recall.hybrid import fts_query
 
         fq = fts_query(rec.body)
         if not fq:
             return None
         best = None
-        for path, body, cos in self.brain.index.link_candidates(fq, rec.profile, vec, LINK_NEIGHBOURS):
+        found = statements(self.brain.index.backend).link_candidates(conn, fq, rec.profile, vec, LINK_NEIGHBOURS)
+        for path, body, cos in found:
             if cos >= COSINE and compare(body, rec.body, cos).duplicate() and (best is None or cos > best[0]):
                 best = (cos, path)
         return best[1] if best else None

@@ -190,14 +190,6 @@ class Catalog(Protocol):
         can tell cheaply that none does."""
         ...
 
-    def link_candidates(self, words: str, profile: str, vec: np.ndarray, n: int) -> list[tuple[str, str, float]]:
-        """Link on write's neighbour search: the memories of profiles other than ``profile`` that may
-        repeat a new record, as (path, body, cosine to the record's vector ``vec``), best first. ``words``
-        is the record's text as recall's keyword query (``recall.hybrid.fts_query``); up to ``n`` keyword
-        matches (and on PostgreSQL up to ``n`` nearest in meaning besides). Records without a vector are
-        left out."""
-        ...
-
     def counts(self) -> dict:
         """``{"by_shelf": {shelf: rows}, "problems": [Problem], "scanned": time of the last scan}``."""
         ...

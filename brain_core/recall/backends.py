@@ -1,6 +1,7 @@
 """Which module holds recall's statements: :mod:`brain_core.recall.sqlite` or
 :mod:`brain_core.recall.postgres`, by the catalog's backend (``index.backend``). Both define the same
-functions (filters, gather, neighbours, rows, newest, word_counts, matching, fill_candidates, words);
+functions (filters, gather, neighbours, rows, newest, word_counts, matching, fill_candidates, words,
+link_candidates);
 the ranking code above them holds no SQL."""
 
 from __future__ import annotations

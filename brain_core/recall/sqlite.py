@@ -244,6 +244,25 @@ def fill_candidates(conn, rowids: Sequence[int]) -> None:
                      f"FROM docs_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
 
 
+# -- link on write ------------------------------------------------------------------------------------
+
+def link_candidates(conn, words: str, profile: str, vec, n: int) -> list[tuple[str, str, float]]:
+    """Link on write's neighbour search (:mod:`brain_core.brain.dedupe`): the best ``n`` keyword
+    matches of ``words`` (recall's FTS5 query of a new record's text) among the memories of profiles
+    other than ``profile``, best first, as (path, body, cosine to ``vec``); one without a vector is
+    left out."""
+    rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
+                        "WHERE docs_fts MATCH ? AND d.shelf = 'memories' AND d.profile != ? "
+                        "ORDER BY bm25(docs_fts) LIMIT ?", (words, profile, n)).fetchall()
+    out = []
+    for rowid, path, body in rows:
+        # one point lookup each: sqlite-vec answers ``rowid = ?`` at once, ``rowid IN (...)`` by a scan
+        found = conn.execute("SELECT embedding FROM docs_vec WHERE rowid = ?", (rowid,)).fetchone()
+        if found is not None:
+            out.append((path, body, float(np.dot(vec, np.frombuffer(found[0], dtype=np.float32)))))
+    return out
+
+
 # -- the vocabulary -------------------------------------------------------------------------------------
 
 class Words:

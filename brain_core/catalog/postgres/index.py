@@ -415,36 +415,6 @@ class PgIndex(CatalogBase):
             out.update((p, vec_param(e)) for p, e in rows)  # pgvector's Vector, as numpy
         return out
 
-    def link_candidates(self, words: str, profile: str, vec, n: int) -> list[tuple[str, str, float]]:
-        """The memories of profiles other than ``profile`` that may repeat a new record, on a catalog
-        whose records can number millions: the ``n`` closest in meaning (pgvector's HNSW index), then
-        the ``n`` best matches of the rarer of ``words`` (recall's FTS5-style query; each in at most
-        :data:`~brain_core.recall.postgres.COMMON` records, ranked by rarity as recall's keyword stage
-        ranks them), without repeats, each as (path, body, cosine to ``vec``) computed by the server.
-
-        Ranking every record that holds any of a record's words, as the SQLite catalog does, took 6.9 s
-        a write at 1,000,000 records (docs/POSTGRES.md); a near-duplicate is close in meaning, and
-        shares its rarer words, so it is among these."""
-        from brain_core.recall.postgres import COMMON, keyword_terms, rarity_score
-
-        conn = self.conn()
-        qv = vec_param(vec)
-        mine = "d.shelf = 'memories' AND d.profile != %s AND d.embedding IS NOT NULL"
-        rows = conn.pg(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> %s::vector) FROM docs d "
-                       f"WHERE {mine} ORDER BY d.embedding <=> %s::vector LIMIT %s", [qv, profile, qv, n]).fetchall()
-        _, terms, (df, _) = keyword_terms(words, conn)
-        rare = [(w, idf) for w, idf in terms if df.get(w, 0) <= COMMON]
-        if rare:
-            score, score_args, each, each_args = rarity_score(rare)
-            rows += conn.pg(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> %s::vector), {score} AS s "
-                            f"FROM docs d, to_tsquery('english', %s) q{each} WHERE d.fts @@ q AND {mine} "
-                            "ORDER BY s DESC, d.rowid LIMIT %s",
-                            [qv, *score_args, " | ".join(w for w, _ in rare), *each_args, profile, n]).fetchall()
-        seen: dict[int, tuple[str, str, float]] = {}
-        for r, p, b, c, *_ in rows:
-            seen.setdefault(r, (p, b, float(c)))
-        return list(seen.values())
-
     def counts(self) -> dict:
         conn = self.conn()
         by_shelf = dict(conn.pg("SELECT shelf, count(*) FROM docs GROUP BY shelf").fetchall())

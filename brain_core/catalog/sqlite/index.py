@@ -372,21 +372,6 @@ class Index(CatalogBase):
             out.update((p, np.frombuffer(e, dtype=np.float32)) for p, e in rows)
         return out
 
-    def link_candidates(self, words: str, profile: str, vec: np.ndarray, n: int) -> list[tuple[str, str, float]]:
-        """The best ``n`` keyword matches of ``words`` among the memories of profiles other than
-        ``profile``, best first, as (path, body, cosine to ``vec``); one without a vector is left out."""
-        conn = self.conn()
-        rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
-                            "WHERE docs_fts MATCH ? AND d.shelf = 'memories' AND d.profile != ? "
-                            "ORDER BY bm25(docs_fts) LIMIT ?", (words, profile, n)).fetchall()
-        out = []
-        for rowid, path, body in rows:
-            # one point lookup each: sqlite-vec answers ``rowid = ?`` at once, ``rowid IN (...)`` by a scan
-            found = conn.execute("SELECT embedding FROM docs_vec WHERE rowid = ?", (rowid,)).fetchone()
-            if found is not None:
-                out.append((path, body, float(np.dot(vec, np.frombuffer(found[0], dtype=np.float32)))))
-        return out
-
     def counts(self) -> dict:
         conn = self.conn()
         by_shelf = dict(conn.execute("SELECT shelf, count(*) FROM docs GROUP BY shelf"))
