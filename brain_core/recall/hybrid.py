@@ -29,7 +29,6 @@ from brain_core.recall.places import (
     with_source_context,
 )
 from brain_core.records import Record
-from brain_core.store.shelves import SHELVES
 
 # English function words plus question words: a question's function words only add noise to bm25.
 from brain_core.text.stopwords import (
@@ -38,7 +37,6 @@ from brain_core.text.stopwords import (
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_SHELVES = ("memories", "events", "knowledge")
-_FILTERED_INSIDE = (frozenset(DEFAULT_SHELVES), frozenset(SHELVES))  # shelf sets the vector search filters itself
 RECENT_MIN_SIMILARITY = 0.4  # cosine; below this a vector neighbour is not "about" the question
 
 

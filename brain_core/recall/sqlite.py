@@ -17,7 +17,6 @@ import numpy as np
 
 from brain_core.catalog.embed import embed_later
 from brain_core.recall.hybrid import (
-    _FILTERED_INSIDE,
     _WORD,
     DEFAULT_SHELVES,
     Candidates,
@@ -25,9 +24,11 @@ from brain_core.recall.hybrid import (
     fts_query,
 )
 from brain_core.recall.places import NEIGHBOUR_CHUNK, NEIGHBOUR_SPAN, NEIGHBOUR_WINDOW_S, SIDES
+from brain_core.store.shelves import SHELVES
 from brain_core.text.when import find_dates
 
 BM25_SLACK = 50  # extra keyword matches fetched so that dropping the lessons among them leaves enough
+_FILTERED_INSIDE = (frozenset(DEFAULT_SHELVES), frozenset(SHELVES))  # shelf sets the vector search filters itself
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # the catalog's (brain_core/catalog/sqlite/db.py)
 
 
