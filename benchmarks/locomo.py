@@ -231,8 +231,9 @@ def evaluate(conv: dict, tb, turn_of: dict, sb, sess_of: dict, modes: list[str],
 
 def collect(conv: dict, tb, turn_of: dict, date_parse: bool) -> list[dict]:
     """Each question's candidates from both stages (run once), to fuse offline under many settings."""
-    from brain_core.recall.hybrid import DEFAULT_SHELVES, RecallParams, _filters, gather
+    from brain_core.recall.hybrid import DEFAULT_SHELVES, RecallParams, gather
     from brain_core.recall.places import asks, neighbours, texts
+    from brain_core.recall.sqlite import filters as _filters
 
     params = RecallParams(date_boost=1.0 if date_parse else 0.0)
     conn = tb.index.conn()

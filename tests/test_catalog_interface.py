@@ -114,28 +114,29 @@ def test_the_shared_report_types_are_the_backends_own():
 
 
 def test_connections_are_told_apart_by_their_backend_too(tmp_path):
-    from brain_core.answer.spoken import _on_postgres
     from brain_core.catalog.postgres.index import PgConn
     from brain_core.catalog.sqlite import db as dbmod
+    from brain_core.recall import backends, postgres, sqlite
     from brain_core.recall.confidence import on_postgres
 
     sqlite_conn = dbmod.connect(tmp_path / "c.sqlite")
     try:
         assert PgConn(None).backend == "postgres"
-        assert on_postgres(PgConn(None)) and _on_postgres(PgConn(None))
-        assert not on_postgres(sqlite_conn) and not _on_postgres(sqlite_conn)
+        assert on_postgres(PgConn(None)) and backends.of(PgConn(None)) is postgres
+        assert not on_postgres(sqlite_conn) and backends.of(sqlite_conn) is sqlite
+        assert backends.statements("postgres") is postgres and backends.statements("sqlite") is sqlite
     finally:
         sqlite_conn.close()
 
 
-def test_what_is_left_of_the_translation_is_placeholders(tmp_path):
-    from brain_core.catalog.postgres.index import translate
+def test_no_translation_is_left_and_neither_backend_inherits_the_other(tmp_path):
+    from brain_core.catalog.postgres import index as pgindex
+    from brain_core.catalog.postgres.index import PgConn
+    from brain_core.catalog.scan import CatalogBase
 
-    assert translate("BEGIN IMMEDIATE") == "BEGIN IMMEDIATE"  # transactions are pg_tx's
-    assert translate("SELECT path FROM docs WHERE path LIKE ? AND rowid = ?") == \
-        "SELECT path FROM docs WHERE path LIKE %s AND rowid = %s"
-    assert translate("SELECT '100%' WHERE k = ?") == "SELECT '100%%' WHERE k = %s"
-    # SQLite's upsert is no longer rewritten: the server catalog's own statements are PgIndex's
-    assert translate("INSERT OR REPLACE INTO meta VALUES(?, ?)") == "INSERT OR REPLACE INTO meta VALUES(%s, %s)"
+    assert not hasattr(pgindex, "translate")
+    assert not hasattr(PgConn, "execute") and not hasattr(PgConn, "executemany")  # only pg(): PostgreSQL as written
+    assert not issubclass(PgIndex, Index) and not issubclass(Index, PgIndex)
+    assert issubclass(PgIndex, CatalogBase) and issubclass(Index, CatalogBase)  # the scan's rules, shared
     _, pg = _instances(tmp_path)
     assert pg.vectors() is None  # the server searches its own index; nothing held in memory

@@ -288,7 +288,7 @@ def test_the_keyword_stage_leaves_common_words_out_of_its_query_on_a_big_brain(p
         return pgrecall.keyword_terms(fq, conn)[0]
 
     assert q('"deploy" "staging"', conn) == "deploy | staging"  # no statistics yet: the plain OR
-    conn.execute("ANALYZE docs")
+    conn.pg("ANALYZE docs")
     assert q('"deploy" "staging"', conn) == "deploy | staging"  # 8 records, under COMMON
     monkeypatch.setattr(pgrecall, "COMMON", 3)
     assert q('"deploy" "staging"', conn) == "staging"            # deploy: in 6 of 8 records
@@ -309,8 +309,8 @@ def test_the_keyword_stage_leaves_common_words_out_of_its_query_on_a_big_brain(p
     assert top.record.key == "staging-deploys" and top.explain["bm25"]["rank"] == 1
     # a common word's df is the statistics' estimate, not a count: "deploy" gone from the rows behind
     # the statistics' back still weighs what they say
-    conn.execute("ALTER TABLE docs SET (autovacuum_enabled = false)")
-    conn.execute("UPDATE docs SET body = replace(replace(body, 'Deploy', 'Ship'), 'deploy', 'ship'), "
+    conn.pg("ALTER TABLE docs SET (autovacuum_enabled = false)")
+    conn.pg("UPDATE docs SET body = replace(replace(body, 'Deploy', 'Ship'), 'deploy', 'ship'), "
                  "key = replace(key, 'deploy', 'ship')")
     assert pgrecall.keyword_terms('"deploy" "staging"', conn)[2][0]["deploy"] == df["deploy"]
     monkeypatch.setattr(pgrecall, "COMMON", 2000)
@@ -443,10 +443,11 @@ def test_a_clone_that_is_behind_leaves_the_newer_rows_of_another_clone_alone(tmp
 
 
 def test_the_servers_neighbour_lookup_agrees_with_sqlites(pg_brain):
-    from brain_core.recall.hybrid import DEFAULT_SHELVES, _filters
+    from brain_core.recall.hybrid import DEFAULT_SHELVES
     from brain_core.recall.places import neighbours
     from brain_core.recall.postgres import filters
     from brain_core.recall.postgres import neighbours as pg_neighbours
+    from brain_core.recall.sqlite import filters as _filters
 
     b = pg_brain
     b.remember_many([dict(body=f"Turn {i} of the planning meeting.", type="event", created="2026-03-02T10:00:00Z",
@@ -455,7 +456,8 @@ def test_the_servers_neighbour_lookup_agrees_with_sqlites(pg_brain):
                        dict(body="No place.", type="event", created="2026-03-02T10:00:00Z")])
 
     def by_id(conn, fn, where, wargs):
-        ids = dict(conn.execute("SELECT rowid, id FROM docs").fetchall())
+        rows = conn.pg("SELECT rowid, id FROM docs") if hasattr(conn, "pg") else conn.execute("SELECT rowid, id FROM docs")
+        ids = dict(rows.fetchall())
         around = fn(conn, list(ids), where, wargs)
         return {ids[g]: sorted(ids[r] for r in near) for g, near in around.items()}
 
@@ -613,8 +615,8 @@ def test_link_on_write_candidates_come_by_meaning_and_by_rarer_words(pg_brain):
     import numpy as np
     from test_catalog_backends import MONITORING
 
-    from brain_core.brain.dedupe import Linker
     from brain_core.recall.hybrid import fts_query
+    from brain_core.recall.postgres import link_candidates
 
     b = pg_brain
     b.remember_many([dict(body=body, profile="gemini", key=f"m{i}") for i, body in enumerate(MONITORING)])
@@ -623,10 +625,10 @@ def test_link_on_write_candidates_come_by_meaning_and_by_rarer_words(pg_brain):
     conn = b.index.conn()
     want = f"memories/claude/{first.key}.json"
     vec, unrelated = (np.asarray(v, dtype=np.float32) for v in b.embedder.embed([copy, "Lunch is at noon on Fridays."]))
-    by_meaning = Linker._pg_neighbours(conn, fts_query("zzzqx"), "codex", vec)  # no word of it in the catalog
-    assert want in [path for _, path, _, _ in by_meaning]
-    by_words = Linker._pg_neighbours(conn, fts_query(copy), "codex", unrelated)
-    words_only = [(path, cos) for _, path, _, cos in by_words]
+    by_meaning = link_candidates(conn, fts_query("zzzqx"), "codex", vec, 10)  # no word of it in the catalog
+    assert want in [path for path, _, _ in by_meaning]
+    by_words = link_candidates(conn, fts_query(copy), "codex", unrelated, 10)
+    words_only = [(path, cos) for path, _, cos in by_words]
     assert want in [path for path, _ in words_only]
     assert dict(words_only)[want] < 0.5  # its closeness to the unrelated vector, computed by the server
     assert all(not path.startswith("memories/codex/") for path, _ in words_only)

@@ -181,7 +181,7 @@ def test_a_quick_scan_trusts_size_and_time_a_full_scan_reads_the_file(cb):
 
 
 def test_a_known_bad_file_is_not_parsed_again_and_the_files_after_it_are_scanned(cb, monkeypatch):
-    import brain_core.catalog.sqlite.index as index_module
+    import brain_core.catalog.scan as index_module  # the scan's rules, both backends'
 
     cb.remember("Read after the memories shelf.", type="event", key="later", created="2026-03-02T10:00:00Z")
     (cb.root / "memories/me").mkdir(parents=True, exist_ok=True)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from brain_core import Brain
-from brain_core.recall.hybrid import DEFAULT_SHELVES, _filters
+from brain_core.recall.hybrid import DEFAULT_SHELVES
 from brain_core.recall.places import asks, givers, neighbours, with_neighbours, with_questions
+from brain_core.recall.sqlite import filters as _filters
 from brain_core.records import new_id
 
 TALK = ["We planted tomatoes in the garden this weekend.",

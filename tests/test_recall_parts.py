@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from brain_core.recall.hybrid import DEFAULT_SHELVES, _filters, _load, _rowids_matching, gather
+from brain_core.recall.hybrid import DEFAULT_SHELVES, _load, gather
 from brain_core.recall.places import sources as _sources
+from brain_core.recall.sqlite import filters as _filters
+from brain_core.recall.sqlite import rowids_matching as _rowids_matching
 
 
 @pytest.fixture

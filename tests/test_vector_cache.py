@@ -9,7 +9,8 @@ import pytest
 from brain_core import Brain
 from brain_core.catalog.sqlite import vcache
 from brain_core.config import Config
-from brain_core.recall.hybrid import DEFAULT_SHELVES, _vec0_search
+from brain_core.recall.hybrid import DEFAULT_SHELVES
+from brain_core.recall.sqlite import vec0_search as _vec0_search
 
 FACTS = [
     ("me", "fact", "The staging database is restored from the nightly snapshot at 02:00."),

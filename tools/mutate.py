@@ -61,6 +61,11 @@ MODULES = [
     ("index", "brain_core/catalog/sqlite/index.py", ["tests/test_index_catalog.py", "tests/test_brain_core.py",
                                       "tests/test_vector_cache.py", "tests/test_brain_writes.py",
                                       "tests/test_brain_contract.py", "tests/test_bad_input.py"]),
+    ("scan", "brain_core/catalog/scan.py", ["tests/test_index_catalog.py", "tests/test_brain_core.py",
+                                     "tests/test_brain_writes.py", "tests/test_bad_input.py"]),
+    ("recall-sqlite", "brain_core/recall/sqlite.py", ["tests/test_recall_parts.py", "tests/test_vector_cache.py",
+                                               "tests/test_places.py", "tests/test_recall_edges.py",
+                                               "tests/test_coverage.py", "tests/test_recency_topic.py"]),
 ]
 # Modules mutated in part: the functions named here (the issue scopes ``index`` to scan and apply:
 # what a wrong catalog row costs users). The others are left for later rounds, not counted.

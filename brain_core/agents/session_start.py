@@ -132,22 +132,14 @@ def _entry(root: Path, line: str, rel: str) -> Entry | None:
 
 
 def _catalog(root: Path) -> dict[str, tuple]:
-    """path -> (type, tags JSON, created, body) of the durable records the card catalog holds (one
-    read-only query; empty when there is no SQLite catalog or it cannot be read: the files then)."""
-    db = root / ".aida" / "index.sqlite"
-    if not db.is_file():
-        return {}
-    import sqlite3
+    """path -> (type, tags JSON, created, body, checksum) of the durable records the card catalog holds
+    (one read-only query; empty when there is no SQLite catalog or it cannot be read: the files then).
+    The query is the catalog's (:mod:`brain_core.catalog.sqlite.readonly`), on the standard library's
+    sqlite3 rather than through ``Index.conn``, whose driver, sqlite-vec and schema check would cost the
+    hook more than it takes now."""
+    from brain_core.catalog.sqlite.readonly import memory_rows
 
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
-        try:
-            return {r[0]: r[1:] for r in conn.execute(
-                "SELECT path, type, tags, created, body, checksum FROM docs WHERE shelf = 'memories'")}
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return {}
+    return memory_rows(root)
 
 
 def _from_catalog(line: str, rel: str, row: tuple) -> Entry | None:
@@ -177,19 +169,11 @@ def _on_shelves(root: Path) -> set[str]:
 
 def _uses(root: Path, paths: list[str]) -> dict[str, tuple[int, float]]:
     """Use counts from ``.aida/usage.sqlite`` (read-only; none when it cannot be read)."""
-    db = root / ".aida" / "usage.sqlite"
-    if not db.is_file() or not paths:
+    if not paths:
         return {}
-    import sqlite3
+    from brain_core.catalog.sqlite.readonly import use_counts
 
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
-        try:
-            return {p: (u, t) for p, u, t in conn.execute("SELECT path, uses, last FROM usage")}
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return {}
+    return use_counts(root)
 
 
 # ------------------------------------------------------------------------------------------ the block

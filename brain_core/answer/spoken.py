@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Sequence
+from typing import Any, Sequence
 
 # heard (lowercase, single spaces) -> written
 SPOKEN = {
@@ -97,7 +97,7 @@ def _letters(text: str, brain: "_Brain", changes: list[Change]) -> str:
 
 
 def _by_sound(text: str, brain: "_Brain", changes: list[Change]) -> str:
-    if brain.conn is None:
+    if brain.words is None:
         return text
     words = list(_WORD.finditer(text))
     out, last, i = [], 0, 0
@@ -147,12 +147,15 @@ class _Brain:
     """What the catalog says about a word (memoised; nothing without a connection)."""
 
     def __init__(self, conn) -> None:
-        self.conn = conn
+        from brain_core.recall.backends import of
+
+        # None without a connection, or on a backend that keeps no cheap lookups (the server's catalog)
+        self.words: Any = of(conn).words(conn) if conn is not None else None
         self._memo: dict[tuple, object] = {}
         self._terms_by_letter: dict[str, list[str]] = {}
 
     def _q(self, key: tuple, fn, default):
-        if self.conn is None or _on_postgres(self.conn):
+        if self.words is None:
             return default
         if key not in self._memo:
             try:
@@ -162,20 +165,18 @@ class _Brain:
         return self._memo[key]
 
     def knows(self, word: str) -> bool:
-        return bool(self._q(("knows", word), lambda: self.conn.execute(
-            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (f'"{word}"',)).fetchone(), False))
+        return bool(self._q(("knows", word), lambda: self.words.holds(word), False))
 
     def phrase(self, words: str) -> bool:
-        return bool(self._q(("phrase", words), lambda: self.conn.execute(
-            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (f'"{words}"',)).fetchone(), False))
+        return bool(self._q(("phrase", words), lambda: self.words.holds(words), False))
 
     def spelling(self, word: str, stem: bool = False) -> str | None:
         """How the brain writes ``word`` ("ios" -> "iOS"; with ``stem``, the index's stem "kubernet"
         -> "Kubernetes"), when a record's text holds it."""
         def look():
-            row = self.conn.execute("SELECT body FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (f'"{word}"',)).fetchone()
+            found = self.words.bodies(word, 1, body_only=False)
             tail = r"\w*" if stem else ""
-            m = re.search(rf"(?i)(?<!\w){re.escape(word)}{tail}(?!\w)", row[0] or "") if row else None
+            m = re.search(rf"(?i)(?<!\w){re.escape(word)}{tail}(?!\w)", found[0]) if found else None
             return m.group(0) if m else None
         return self._q(("spelling", word, stem), look, None)
 
@@ -200,25 +201,17 @@ class _Brain:
         ranges of the vocabulary, so a big brain is not read whole."""
         first = joined[:1]
         letters = next((g for g in _SAME_SOUND if first in g), first)
-        self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.spoken_vocab USING fts5vocab(main, 'docs_fts', 'row')")
         out: list[str] = []
         for letter in letters:
             if letter not in self._terms_by_letter:
-                self._terms_by_letter[letter] = [t for (t,) in self.conn.execute(
-                    "SELECT term FROM temp.spoken_vocab WHERE term >= ? AND term < ? AND length(term) >= ? LIMIT ?",
-                    (letter, chr(ord(letter) + 1), MIN_SOUND_LETTERS - 1, VOCAB_CAP)) if t.isalpha()]
+                self._terms_by_letter[letter] = [t for t in self.words.terms(letter, MIN_SOUND_LETTERS - 1, VOCAB_CAP)
+                                                 if t.isalpha()]
             out += [t for t in self._terms_by_letter[letter] if abs(len(t) - len(joined)) <= 3]
         return out
 
 
 _SAME_SOUND = ("ckq", "sz", "dt", "bp", "fv", "gj", "aeiouy")
 VOCAB_CAP = 50_000  # words read per first letter
-
-
-def _on_postgres(conn) -> bool:
-    from brain_core.recall.confidence import on_postgres
-
-    return on_postgres(conn)
 
 
 def _common() -> frozenset[str]:

@@ -364,62 +364,21 @@ class Linker:
     def _in_catalog(self, conn, rec, vec) -> str | None:
         """The best keyword matches from other profiles (a near-duplicate shares most content words,
         so it is among them), then their stored vectors: a few milliseconds at 10k records, where a
-        vector scan of the whole catalog would cost as much as a recall."""
+        vector scan of the whole catalog would cost as much as a recall. The search is the backend's
+        (``link_candidates`` in :mod:`brain_core.recall.sqlite`; :mod:`brain_core.recall.postgres`'s
+        takes the nearest in meaning too)."""
+        from brain_core.recall.backends import statements
         from brain_core.recall.hybrid import fts_query
 
         fq = fts_query(rec.body)
         if not fq:
             return None
-        if self.brain.index.backend == "postgres":
-            rows = self._pg_neighbours(conn, fq, rec.profile, vec)
-        else:
-            rows = conn.execute("SELECT d.rowid, d.path, d.body FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
-                                "WHERE docs_fts MATCH ? AND d.shelf = 'memories' AND d.profile != ? "
-                                "ORDER BY bm25(docs_fts) LIMIT ?", (fq, rec.profile, LINK_NEIGHBOURS)).fetchall()
         best = None
-        for rowid, path, body, *cos_known in rows:
-            if cos_known:
-                cos = cos_known[0]
-            else:
-                # one point lookup each: sqlite-vec answers ``rowid = ?`` at once, ``rowid IN (...)`` by a scan
-                found = conn.execute("SELECT embedding FROM docs_vec WHERE rowid = ?", (rowid,)).fetchone()
-                if found is None:
-                    continue
-                cos = float(np.dot(vec, np.frombuffer(found[0], dtype=np.float32)))
+        found = statements(self.brain.index.backend).link_candidates(conn, fq, rec.profile, vec, LINK_NEIGHBOURS)
+        for path, body, cos in found:
             if cos >= COSINE and compare(body, rec.body, cos).duplicate() and (best is None or cos > best[0]):
                 best = (cos, path)
         return best[1] if best else None
-
-    @staticmethod
-    def _pg_neighbours(conn, fq: str, profile: str, vec) -> list[tuple]:
-        """The same check on the PostgreSQL catalog, whose records can number millions: the records
-        closest in meaning (pgvector's HNSW index) and the best matches of the record's rarer words
-        (each in at most :data:`~brain_core.recall.postgres.COMMON` records, ranked by rarity as recall's
-        keyword stage ranks them), each with its cosine computed by the server.
-
-        Ranking every record that holds any of a record's words, as the SQLite check does, took 6.9 s
-        a write at 1,000,000 records (docs/POSTGRES.md); a near-duplicate is close in meaning, and
-        shares its rarer words, so it is among these."""
-        from brain_core.recall.postgres import COMMON, keyword_terms, rarity_score, vec_param
-
-        qv = vec_param(vec)
-        mine = "d.shelf = 'memories' AND d.profile != ? AND d.embedding IS NOT NULL"
-        rows = conn.execute(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> ?::vector) FROM docs d "
-                            f"WHERE {mine} ORDER BY d.embedding <=> ?::vector LIMIT ?",
-                            [qv, profile, qv, LINK_NEIGHBOURS]).fetchall()
-        _, terms, (df, _) = keyword_terms(fq, conn)
-        rare = [(w, idf) for w, idf in terms if df.get(w, 0) <= COMMON]
-        if rare:
-            score, score_args, each, each_args = rarity_score(rare)
-            rows += conn.execute(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> ?::vector), {score} AS s "
-                                 f"FROM docs d, to_tsquery('english', ?) q{each} WHERE d.fts @@ q AND {mine} "
-                                 "ORDER BY s DESC, d.rowid LIMIT ?",
-                                 [qv, *score_args, " | ".join(w for w, _ in rare), *each_args, profile,
-                                  LINK_NEIGHBOURS]).fetchall()
-        seen: dict[int, tuple] = {}
-        for r, p, b, c, *_ in rows:
-            seen.setdefault(r, (r, p, b, float(c)))
-        return list(seen.values())
 
     def _add_source(self, path: str, rec):
         from brain_core.brain import Written

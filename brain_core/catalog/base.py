@@ -7,9 +7,11 @@ figures are shared by both, so they live here too. ``tests/test_catalog_interfac
 both classes carry every member with a compatible signature, and mypy checks ``open_index``'s
 return against this protocol.
 
-Not yet part of the interface: recall's stages still run their own SQL on :meth:`Catalog.conn`
-(``recall/hybrid.py`` for SQLite, ``recall/postgres.py`` for PostgreSQL, which also uses
-``PgIndex.side_conn``).
+Recall's statements are not methods here but a module per backend, :mod:`brain_core.recall.sqlite`
+and :mod:`brain_core.recall.postgres` (chosen by :attr:`Catalog.backend` in
+:mod:`brain_core.recall.backends`), run on :meth:`Catalog.conn` (and ``PgIndex.side_conn``); the
+ranking code above them holds no SQL. The rules both backends' scans follow are
+:class:`brain_core.catalog.scan.CatalogBase`'s.
 """
 
 from __future__ import annotations

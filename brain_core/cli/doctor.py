@@ -130,8 +130,7 @@ def _sqlite_vec():
     from brain_core.catalog.sqlite import db
 
     mod = db.driver()
-    conn = db.connect(":memory:")
-    v = conn.execute("select sqlite_version(), vec_version()").fetchone()
+    v = db.versions()
     return f"{mod.__name__} (SQLite {v[0]}), sqlite-vec {v[1]}"
 
 

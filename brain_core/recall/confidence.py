@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from brain_core.recall import backends
 from brain_core.text.stopwords import FUNCTION_WORDS
 
 STRONG, WEAK, NONE = "strong", "weak", "none"
@@ -119,58 +120,14 @@ def word_stats(conn, words: Sequence[str], rowids: Sequence[int], counts: tuple[
     per word a capped count (its rarity) and one seek per candidate, so a common word costs no more
     than a rare one in a big brain. ``counts``: (records holding each word, the highest rowid) as the
     server's keyword stage found them (brain_core.recall.postgres.keyword_terms), so they are not counted
-    again."""
+    again. The counts are the backend's (``word_counts``); the weights are worked out here."""
     weights: dict[str, float] = {}
     where: dict[str, set[int]] = {}
     if not words:
         return weights, where
-    if on_postgres(conn):
-        return _pg_word_stats(conn, words, rowids, counts)
-    total = conn.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-    fill_candidates(conn, rowids)
-    for w in words:
-        df = conn.execute("SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
-                          (f'"{w}"', DF_CAP)).fetchone()[0]
-        weights[w] = math.log(1 + (total + 1) / (df + 0.5))
-        where[w] = matching(conn, f'"{w}"', rowids, filled=True) if df else set()
-    return weights, where
-
-
-# Every word's capped count and its matches among the candidates, in one round trip to the server.
-# A word the table's statistics (pg_stats' most common lexemes and their shares, times the table's row
-# estimate) put in more than twice DF_CAP records is not counted (its capped count is DF_CAP: on a GIN
-# index, counting even 500 matches first collects all of them, 17 ms for a word in 50,000 of a million
-# records). The candidates' rows are read once, and each word is matched against them in memory (asked
-# of the whole table, the GIN index again collected every match).
-def _pg_word_stats_sql() -> str:
-    from brain_core.recall.postgres import STATS_CTE, estimate
-
-    return (f"WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(?::bigint[])), {STATS_CTE} "
-            f"SELECT t.w, CASE WHEN {estimate('t.w')} > ? THEN ? ELSE "
-            "(SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT ?) x) END, "
-            "ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)), "
-            "(SELECT max(rowid) FROM docs) FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) CROSS JOIN s ORDER BY t.i")
-
-
-_PG_MATCHES = ("WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(?::bigint[])) "
-               "SELECT t.w, ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)) "
-               "FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) ORDER BY t.i")
-
-
-def _pg_word_stats(conn, words: Sequence[str], rowids: Sequence[int], counts: tuple[dict[str, float], int] | None = None
-                   ) -> tuple[dict[str, float], dict[str, set[int]]]:
-    weights: dict[str, float] = {}
-    where: dict[str, set[int]] = {}
-    if counts is not None and all(w in counts[0] for w in words):
-        df, total = counts  # the keyword stage's: only the matches among the candidates are left to find
-        for w, found in conn.execute(_PG_MATCHES, (list(rowids), list(words))).fetchall():
-            weights[w] = math.log(1 + (total + 1) / (min(df[w], DF_CAP) + 0.5))
-            where[w] = set(found)
-        return weights, where
-    rows = conn.execute(_pg_word_stats_sql(), (list(rowids), 2 * DF_CAP, DF_CAP, DF_CAP, list(words)))
-    for w, df, found, total in rows.fetchall():
-        weights[w] = math.log(1 + ((total or 0) + 1) / (df + 0.5))
-        where[w] = set(found)
+    total, df, where = backends.of(conn).word_counts(conn, words, rowids, DF_CAP, counts)
+    for w, n in df.items():
+        weights[w] = math.log(1 + (total + 1) / (n + 0.5))
     return weights, where
 
 
@@ -182,38 +139,15 @@ def on_postgres(conn) -> bool:
 
 
 def matching(conn, fts: str, rowids: Sequence[int], filled: bool = False) -> set[int]:
-    """The rowids among ``rowids`` whose text matches the FTS5 query ``fts``; on the PostgreSQL
-    catalog ``fts`` is one word. On SQLite the candidates' text is copied into a small temporary
-    full-text table with the catalog's tokenizer (:func:`fill_candidates`; ``filled``: already
-    done for these rowids), so a word that a hundred thousand records contain costs no more than a
-    rare one."""
-    if on_postgres(conn):
-        sql = "SELECT rowid FROM docs WHERE rowid = ANY(?::bigint[]) AND fts @@ plainto_tsquery('english', ?)"
-        return {r for (r,) in conn.execute(sql, (list(rowids), fts)).fetchall()}
-    rowids = list(rowids)
-    if not rowids:
-        return set()
-    if not filled:
-        fill_candidates(conn, rowids)
-    found = {r for (r,) in conn.execute("SELECT rowid FROM temp.candidates_fts WHERE candidates_fts MATCH ?", (fts,))}
-    return found & set(rowids)
-
-
-TOKENIZER = "porter unicode61 remove_diacritics 2"  # the catalog's (brain_core/catalog/sqlite/db.py)
+    """The rowids among ``rowids`` whose text matches ``fts`` (an FTS5 query on SQLite; one word,
+    quoted, maybe with a prefix ``*``, on the PostgreSQL catalog). ``filled``: the candidates' text is
+    already in SQLite's temporary table for these rowids (:func:`brain_core.recall.sqlite.matching`)."""
+    return backends.of(conn).matching(conn, fts, rowids, filled=filled)
 
 
 def fill_candidates(conn, rowids: Sequence[int]) -> None:
-    """Put exactly ``rowids``' text into ``temp.candidates_fts`` (SQLite catalog only)."""
-    if on_postgres(conn):
-        return
-    ids = sorted(set(rowids))
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.candidates_fts USING fts5(key, body, tags, "
-                 f"tokenize='{TOKENIZER}')")
-    conn.execute("DELETE FROM temp.candidates_fts")
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        conn.execute(f"INSERT INTO temp.candidates_fts(rowid, key, body, tags) SELECT rowid, key, body, tags "
-                     f"FROM docs_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+    """Make the candidates' text ready for :func:`matching` (SQLite's temporary table; nothing on the server)."""
+    backends.of(conn).fill_candidates(conn, rowids)
 
 
 def assess(conn, query: str, hits: Sequence[Any], rowids: Sequence[int], stages: Sequence[dict],

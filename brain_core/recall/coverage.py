@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from brain_core.recall.confidence import IGNORED, content_words, on_postgres
+from brain_core.recall.confidence import IGNORED, content_words
 from brain_core.recall.kinds import TIME
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -77,8 +77,9 @@ class Vocabulary:
     """The brain's own names, looked up word by word (memoised for one question)."""
 
     def __init__(self, conn) -> None:
-        self.conn = conn
-        self.pg = on_postgres(conn)
+        from brain_core.recall.backends import of
+
+        self.words = of(conn).words(conn)  # None: the backend keeps no cheap lookups (the server's catalog)
         self._memo: dict[tuple, bool] = {}
 
     def _once(self, key: tuple, fn: Callable[[], bool]) -> bool:
@@ -91,32 +92,30 @@ class Vocabulary:
 
     def known(self, word: str) -> bool:
         """Some record holds the word."""
-        if self.pg:
+        words = self.words
+        if words is None:
             return False
-        return self._once(("known", word), lambda: self.conn.execute(
-            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (f'"{word}"',)).fetchone())
+        return self._once(("known", word), lambda: words.holds(word))
 
     def phrase(self, a: str, b: str, least: int = 2) -> bool:
         """At least ``least`` records write the two words together ("docs editor")."""
-        if self.pg:
+        words = self.words
+        if words is None:
             return False
-        return self._once(("phrase", a, b, least), lambda: len(self.conn.execute(
-            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?", (f'"{a} {b}"', least)).fetchall()) >= least)
+        return self._once(("phrase", a, b, least), lambda: words.holding(f"{a} {b}", least) >= least)
 
     def name(self, word: str) -> bool:
         """A tag, or a word the brain writes with a capital inside a sentence (a person, a
         product) in at least half the records that hold it ("Time Machine" does not make "time"
         a name)."""
-        if self.pg or word.isdigit():
+        words = self.words
+        if words is None or word.isdigit():
             return False
 
         def look() -> bool:
-            if self.conn.execute("SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1",
-                                 (f'tags : "{word}"',)).fetchone():
+            if words.tagged(word):
                 return True
-            rows = self.conn.execute("SELECT body FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?",
-                                     (f'body : "{word}"', SAMPLE)).fetchall()
-            return written_as_name(word, [body or "" for (body,) in rows])
+            return written_as_name(word, words.bodies(word, SAMPLE))
         return self._once(("name", word), look)
 
 

@@ -17,31 +17,26 @@ from typing import Any
 
 import numpy as np
 
-from brain_core.catalog.embed import embed_later
 from brain_core.errors import BrainError, InvalidInput
 from brain_core.recall.confidence import assess
 from brain_core.recall.kinds import wanted, with_kind
 from brain_core.recall.places import (
     asks,
     givers,
-    neighbours,
     sources_and_texts,
     with_neighbours,
     with_questions,
     with_source_context,
 )
 from brain_core.records import Record
-from brain_core.store.shelves import SHELVES
 
 # English function words plus question words: a question's function words only add noise to bm25.
 from brain_core.text.stopwords import (
     STOPWORDS,  # noqa: E402,F401 - recall's stop words, kept here by name
 )
-from brain_core.text.when import find_dates
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_SHELVES = ("memories", "events", "knowledge")
-_FILTERED_INSIDE = (frozenset(DEFAULT_SHELVES), frozenset(SHELVES))  # shelf sets the vector search filters itself
 RECENT_MIN_SIMILARITY = 0.4  # cosine; below this a vector neighbour is not "about" the question
 
 
@@ -175,26 +170,6 @@ def use_lift(now: float, last_used: float | None, uses: int, params: RecallParam
     return params.use_lift * (1 - 0.5 ** min(int(uses), 30)) * fade
 
 
-_TAG_SQLITE = "EXISTS (SELECT 1 FROM json_each({a}.tags) WHERE value = ?)"
-
-
-def _filters(profile, type_, tag, shelves, alias: str = "d", tag_clause: str = _TAG_SQLITE) -> tuple[str, list]:
-    """The WHERE clause for recall's filters; ``tag_clause`` is the dialect's "has this tag" test."""
-    clauses, args = [], []
-    clauses.append(f"{alias}.shelf IN ({','.join('?' * len(shelves))})")
-    args += list(shelves)
-    if profile:
-        clauses.append(f"{alias}.profile = ?")
-        args.append(profile)
-    if type_:
-        clauses.append(f"{alias}.type = ?")
-        args.append(type_)
-    if tag:
-        clauses.append(tag_clause.format(a=alias))
-        args.append(tag)
-    return " AND ".join(clauses), args
-
-
 @dataclass
 class Candidates:
     """What each stage found for one question: rowid -> {"bm25": (rank, score), "vector": (rank, cosine)}."""
@@ -211,94 +186,12 @@ class Candidates:
     counts: tuple[dict[str, float], int] | None = None
 
 
-def gather(index, query: str, *, profile: str | None = None, type: str | None = None, tag: str | None = None,
-           shelves=DEFAULT_SHELVES, params: RecallParams | None = None, query_vector: np.ndarray | None = None,
-           n: int | None = None, bm25: bool = True, vectors: bool = True) -> Candidates:
-    """Run the keyword and the vector stage; a stage whose weight is 0 is not run."""
-    params = params or RecallParams()
-    conn = index.conn()
-    shelves = tuple(shelves)
-    where, wargs = _filters(profile, type, tag, shelves)
-    n = n or params.candidates
-    stages: dict[int, dict[str, Any]] = {}
-    t0 = time.perf_counter()
-    want_vector = vectors and _WORD.search(query)
-    # the question is embedded while the keyword stage runs: both wait in C code without the GIL
-    embedding = embed_later(index.embedder, [query]) if want_vector and query_vector is None else None
-    dates, words = find_dates(query) if params.date_boost > 0 else ([], query)
-    fq = fts_query(words) or (fts_query(query) if words != query else None)
-    if fq and bm25:
-        rows = None
-        if not (profile or type or tag) and set(shelves) == set(DEFAULT_SHELVES):
-            rows = _bm25_all_but_lessons(conn, fq, params, n)
-        if rows is None:
-            rows = conn.execute(
-                f"SELECT f.rowid, bm25(docs_fts, ?, 1.0, ?) AS s FROM docs_fts f JOIN docs d ON d.rowid = f.rowid "
-                f"WHERE docs_fts MATCH ? AND {where} ORDER BY s, f.rowid LIMIT ?",
-                [params.key_weight, params.tags_weight, fq, *wargs, n]).fetchall()
-        for rank, (rowid, s) in enumerate(rows, 1):
-            stages.setdefault(rowid, {})["bm25"] = (rank, -s)
-    t_bm25 = time.perf_counter()
+def gather(index, query: str, **kwargs) -> Candidates:
+    """Run the keyword and the vector stage on ``index``'s backend (:func:`brain_core.recall.sqlite.gather`,
+    :func:`brain_core.recall.postgres.gather`); a stage whose weight is 0 is not run."""
+    from brain_core.recall.backends import statements
 
-    if want_vector:
-        vec = query_vector if embedding is None else embedding.result()[0]
-        # profile, type and one shelf, the default shelves or all of them are filtered inside the search;
-        # a tag and other sets of shelves only after it, so the search looks further for them
-        kept = frozenset(shelves)
-        after = bool(tag) or not (len(kept) == 1 or kept in _FILTERED_INSIDE)
-        want = n * 4 if after else n
-        cache = index.vectors()
-        if cache is not None:
-            rows = cache.search(vec, want, shelves, profile, type)
-        else:
-            rows = _vec0_search(conn, vec, want, shelves, profile, type)
-        if after:
-            keep = _rowids_matching(conn, [r for r, _ in rows], where, wargs)
-            rows = [r for r in rows if r[0] in keep]
-        for rank, (rowid, dist) in enumerate(rows[:n], 1):
-            stages.setdefault(rowid, {})["vector"] = (rank, 1.0 - dist)
-    t_vec = time.perf_counter()
-    return Candidates(stages, fq, dates, {"bm25": round((t_bm25 - t0) * 1000, 2),
-                                          "vector": round((t_vec - t_bm25) * 1000, 2)})
-
-
-BM25_SLACK = 50  # extra keyword matches fetched so that dropping the lessons among them leaves enough
-
-
-def _bm25_all_but_lessons(conn, fq: str, params: "RecallParams", n: int) -> list | None:
-    """The default shelves' best keyword matches from the full-text table alone (no join with
-    ``docs`` for every match: twice as fast when a common word matches thousands of records), the
-    lessons among them dropped afterwards. None when too many were lessons to be sure of ``n``."""
-    rows = conn.execute("SELECT rowid, bm25(docs_fts, ?, 1.0, ?) AS s FROM docs_fts WHERE docs_fts MATCH ? "
-                        "ORDER BY s, rowid LIMIT ?", [params.key_weight, params.tags_weight, fq, n + BM25_SLACK]).fetchall()
-    if not rows:
-        return rows
-    ids = [r for r, _ in rows]
-    lessons = {r for (r,) in conn.execute(f"SELECT rowid FROM docs WHERE shelf = 'lessons' AND rowid IN "
-                                          f"({','.join('?' * len(ids))})", ids)}
-    kept = [row for row in rows if row[0] not in lessons]
-    if len(kept) < n and len(rows) == n + BM25_SLACK:
-        return None  # more lessons than the slack among the best: ask with the join
-    return kept[:n]
-
-
-def _vec0_search(conn, vec, want: int, shelves: tuple, profile, type_) -> list[tuple[int, float]]:
-    """sqlite-vec's nearest neighbours (rowid, cosine distance); shelves other than one or all but the
-    lessons are filtered afterwards by the caller."""
-    vclauses, vargs = ["embedding MATCH ?", "k = ?"], [np.asarray(vec, dtype=np.float32).tobytes(), want]
-    if len(shelves) == 1:
-        vclauses.append("shelf = ?")
-        vargs.append(shelves[0])
-    elif "lessons" not in shelves:
-        vclauses.append("shelf != 'lessons'")
-    if profile:
-        vclauses.append("profile = ?")
-        vargs.append(profile)
-    if type_:
-        vclauses.append("type = ?")
-        vargs.append(type_)
-    return conn.execute(f"SELECT rowid, distance FROM docs_vec WHERE {' AND '.join(vclauses)} ORDER BY distance",
-                        vargs).fetchall()
+    return statements(index.backend).gather(index, query, **kwargs)
 
 
 def fuse(stages: dict[int, dict[str, Any]], params: RecallParams) -> dict[int, float]:
@@ -371,12 +264,11 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     shelves = tuple(shelves or (("lessons",) if type == "lesson" else DEFAULT_SHELVES))
     n = max(params.candidates, k * 4)
     backend = index.backend
-    if backend == "postgres":  # the two stages run on the server; everything after them is shared
-        from brain_core.recall.postgres import filters as where_of
-        from brain_core.recall.postgres import gather as stages_of
-        from brain_core.recall.postgres import neighbours as near_of
-    else:
-        where_of, stages_of, near_of = _filters, gather, neighbours
+    from brain_core.recall.backends import statements
+
+    # the two stages, the filters and the neighbours are the backend's statements; everything else is shared
+    sql = statements(backend)
+    where_of, stages_of, near_of = sql.filters, sql.gather, sql.neighbours
     # recency mode needs the keyword matches to know what the question is about, whatever the weights
     cand = stages_of(index, query, profile=profile, type=type, tag=tag, shelves=shelves, params=params,
                      query_vector=query_vector, n=n, bm25=recent or params.bm25_weight > 0,
@@ -396,8 +288,8 @@ def recall(index, usage, query: str, *, k: int = 5, profile: str | None = None, 
     kind = wanted(query) if params.kind_boost > 0 else None
     if params.source_weight > 0 or params.neighbour_weight > 0 or params.answer_weight > 0 or \
             params.question_weight != 1 or kind is not None:
-        fused, near, asked, holders = _lifts(conn, fused, params, near_of, *where_of(profile, type, tag, shelves), kind,
-                                             cand.known)
+        where, wargs = where_of(profile, type, tag, shelves)
+        fused, near, asked, holders = _lifts(conn, fused, params, near_of, where, wargs, kind, cand.known)
     pool = shortlist(fused, k, bool(cand.dates))
     docs = _load(conn, pool)
     use = usage.get([docs[r]["path"] for r in pool if r in docs])
@@ -480,11 +372,11 @@ def _recent(conn, usage, stages, where, wargs, k, explain, touch, now, params, h
         docs = _load(conn, topic_pool(conn, stages, words, RECENT_MIN_SIMILARITY))
         order = sorted(docs.values(), key=lambda d: (d["created_ts"], d["id"] or "", d["path"]), reverse=True)[:k]
     else:
-        rows = conn.execute(f"SELECT d.rowid FROM docs d WHERE {where} ORDER BY d.created_ts DESC, coalesce(d.id, '') DESC, "
-                            "d.path DESC LIMIT ?",
-                            [*wargs, k]).fetchall()
-        docs = _load(conn, [r for (r,) in rows])
-        order = [docs[r] for (r,) in rows if r in docs]
+        from brain_core.recall.backends import of
+
+        newest = of(conn).newest(conn, where, wargs, k)
+        docs = _load(conn, newest)
+        order = [docs[r] for r in newest if r in docs]
     hits = []
     for i, d in enumerate(order, 1):
         ex = None
@@ -503,27 +395,17 @@ def _stage(v) -> dict | None:
     return None if v is None else {"rank": v[0], "score": round(float(v[1]), 4)}
 
 
-def _rowids_matching(conn, rowids: list[int], where: str, wargs: list) -> set[int]:
-    if not rowids:
-        return set()
-    out: set[int] = set()
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        q = f"SELECT d.rowid FROM docs d WHERE d.rowid IN ({','.join('?' * len(chunk))}) AND {where}"
-        out |= {r for (r,) in conn.execute(q, [*chunk, *wargs])}
-    return out
-
-
-_COLS = "rowid, path, shelf, id, key, type, profile, tags, body, source, created, created_ts, expires"
+_COLS = ("path", "shelf", "id", "key", "type", "profile", "tags", "body", "source", "created", "created_ts", "expires")
 
 
 def _load(conn, rowids: list[int]) -> dict[int, dict]:
+    """rowid -> the record's columns a hit is made of."""
+    from brain_core.recall.backends import of
+
     out: dict[int, dict] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        for row in conn.execute(f"SELECT {_COLS} FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})", chunk):
-            d = dict(zip(_COLS.split(", "), row))
-            out[d["rowid"]] = d
+    for row in of(conn).rows(conn, rowids, _COLS):
+        d = dict(zip(("rowid", *_COLS), row))
+        out[d["rowid"]] = d
     return out
 
 

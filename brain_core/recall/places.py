@@ -30,26 +30,23 @@ NEIGHBOUR_WINDOW_S = 6 * 3600  # a neighbour was written within this long of the
 NEIGHBOUR_CHUNK = 100  # matches to one query (two SELECTs each; SQLite allows 500 in a compound)
 
 
-def _rows(conn, rowids: list[int], columns: str) -> list[tuple]:
-    """(rowid, *columns) of the catalog's rows for the given rowids (500 to a query)."""
-    out: list[tuple] = []
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
-        out += conn.execute(f"SELECT rowid, {columns} FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})",
-                            chunk).fetchall()
-    return out
+def _rows(conn, rowids: list[int], columns: tuple[str, ...]) -> list[tuple]:
+    """(rowid, *columns) of the catalog's rows for the given rowids (the backend's statement)."""
+    from brain_core.recall.backends import of
+
+    return of(conn).rows(conn, rowids, columns)
 
 
 def sources(conn, rowids: list[int]) -> dict[int, str]:
     """rowid -> source for the given rowids."""
-    return {r: source for r, source in _rows(conn, rowids, "source")}
+    return {r: source for r, source in _rows(conn, rowids, ("source",))}
 
 
 def sources_and_texts(conn, rowids: list[int], bodies: bool) -> tuple[dict[int, str], dict[int, str]]:
     """(rowid -> source, rowid -> body) in one catalog lookup; no bodies unless ``bodies``."""
     if not bodies:
         return sources(conn, rowids), {}
-    rows = _rows(conn, rowids, "source, body")
+    rows = _rows(conn, rowids, ("source", "body"))
     return {r: source for r, source, _ in rows}, {r: body for r, _, body in rows}
 
 
@@ -83,31 +80,12 @@ def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEI
                known: dict | None = None) -> dict[int, list[int]]:
     """rowid -> the records up to ``span`` before and after it in its source (by created, then id),
     written within ``window_s`` of it and passing recall's filters (``where`` on alias ``d``); only
-    the ``sides`` asked for. One query per 100 rowids: an index seek on (source, created_ts, id) for
-    each side of each. ``known`` is for the server's catalog, which returns the neighbours' text with
-    them (brain_core.recall.postgres.neighbours); here, in process, reading it later costs no round trip."""
-    if not rowids or span <= 0:
-        return {}
-    edges = tuple(SIDES[side] for side in sides)
-    out: dict[int, list[int]] = {r: [] for r in rowids}
-    for start in range(0, len(rowids), NEIGHBOUR_CHUNK):
-        chunk = rowids[start:start + NEIGHBOUR_CHUNK]
-        rows = conn.execute(f"SELECT rowid, source, created_ts, id FROM docs WHERE rowid IN ({','.join('?' * len(chunk))})",
-                            chunk).fetchall()
-        parts, args = [], []
-        for rowid, source, ts, rid in rows:
-            if not source or ts is None:
-                continue
-            for cmp, edge, sign, order in edges:
-                bound = ts + sign * window_s
-                parts.append(f"SELECT ? AS giver, x.rowid FROM (SELECT d.rowid FROM docs d WHERE d.source = ? "
-                             f"AND (d.created_ts, d.id) {cmp} (?, ?) AND d.created_ts {edge} ? AND {where} "
-                             f"ORDER BY d.created_ts {order}, d.id {order} LIMIT {int(span)}) x")  # a literal: 2x faster
-                args += [rowid, source, ts, rid or "", bound, *wargs]
-        if parts:
-            for giver, near in conn.execute(" UNION ALL ".join(parts), args):
-                out[giver].append(near)
-    return out
+    the ``sides`` asked for. ``known`` receives the neighbours' (source, body) where the backend reads
+    them with the neighbours (the server's catalog: one round trip fewer). The statements are the
+    backend's (:func:`brain_core.recall.sqlite.neighbours`, :func:`brain_core.recall.postgres.neighbours`)."""
+    from brain_core.recall.backends import of
+
+    return of(conn).neighbours(conn, rowids, where, wargs, span=span, window_s=window_s, sides=sides, known=known)
 
 
 def with_neighbours(fused: dict[int, float], around: dict[int, list[int]], weight: float,
@@ -139,7 +117,7 @@ def asks(body: str | None) -> bool:
 
 def texts(conn, rowids: list[int]) -> dict[int, str]:
     """rowid -> body for the given rowids."""
-    return {r: body for r, body in _rows(conn, rowids, "body")}
+    return {r: body for r, body in _rows(conn, rowids, ("body",))}
 
 
 def with_questions(fused: dict[int, float], asking: set[int], weight: float) -> dict[int, float]:

@@ -4,8 +4,9 @@ times its rarity, as bm25 weighs it; meaning: pgvector's HNSW cosine), then reca
 fusion, source context, shortlist, decay, date lift, recency mode and hits, so the ranking rules
 are shared, not copied.
 
-Statements are written in the shared code's dialect (``?`` placeholders) and run through
-:class:`brain_core.catalog.postgres.index.PgConn`.
+Every statement here is PostgreSQL as written (``%s`` placeholders), run by
+:meth:`brain_core.catalog.postgres.index.PgConn.pg`; :mod:`brain_core.recall.sqlite` has a function of
+the same name and meaning for each (:mod:`brain_core.recall.backends` chooses).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -25,7 +26,6 @@ from brain_core.recall.hybrid import (
     Candidates,
     Hit,
     RecallParams,
-    _filters,
     fts_query,
 )
 from brain_core.recall.places import NEIGHBOUR_SPAN, NEIGHBOUR_WINDOW_S, SIDES
@@ -35,9 +35,19 @@ _QUOTED = re.compile(r'"(\w+)"')
 
 
 def filters(profile, type_, tag, shelves, alias: str = "d") -> tuple[str, list]:
-    """The WHERE clause of :func:`brain_core.recall.hybrid._filters` for PostgreSQL (tags are JSON text)."""
-    return _filters(profile, type_, tag, shelves, alias,
-                    "EXISTS (SELECT 1 FROM jsonb_array_elements_text({a}.tags::jsonb) AS t(v) WHERE t.v = ?)")
+    """The WHERE clause for recall's filters on alias ``alias`` of ``docs`` (tags are JSON text), and
+    its arguments."""
+    clauses, args = [f"{alias}.shelf = ANY(%s::text[])"], [list(shelves)]
+    if profile:
+        clauses.append(f"{alias}.profile = %s")
+        args.append(profile)
+    if type_:
+        clauses.append(f"{alias}.type = %s")
+        args.append(type_)
+    if tag:
+        clauses.append(f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({alias}.tags::jsonb) AS t(v) WHERE t.v = %s)")
+        args.append(tag)
+    return " AND ".join(clauses), args
 
 
 COMMON = 2000  # a word in more records than this is "common" for the keyword stage (below)
@@ -60,8 +70,8 @@ def estimate(word: str) -> str:
 # the table's row estimate.
 _TERMS = (
     f"WITH {STATS_CTE}, w AS (SELECT t.w, t.i, length(to_tsvector('english', t.w)) AS nlex, {estimate('t.w')} AS est "
-    "FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) CROSS JOIN s) "
-    "SELECT w.w, w.nlex, w.est, CASE WHEN w.nlex = 0 OR coalesce(w.est, 0) > ? THEN NULL "
+    "FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, i) CROSS JOIN s) "
+    "SELECT w.w, w.nlex, w.est, CASE WHEN w.nlex = 0 OR coalesce(w.est, 0) > %s THEN NULL "
     "ELSE (SELECT count(*) FROM docs WHERE fts @@ to_tsquery('english', w.w)) END, "
     "(SELECT max(rowid) FROM docs), (SELECT n FROM s) FROM w ORDER BY w.i")
 
@@ -91,7 +101,7 @@ def keyword_terms(fq: str | None, conn) -> tuple[str | None, list[tuple[str, flo
     words = _QUOTED.findall(fq or "")
     if not words:
         return None, [], ({}, 0)
-    rows = conn.execute(_TERMS, [list(words), COMMON]).fetchall()
+    rows = conn.pg(_TERMS, [list(words), COMMON]).fetchall()
     df = {w: float(est if counted is None else counted) if lexemes else 0.0 for w, lexemes, est, counted, *_ in rows}
     top = int(rows[0][4] or 0)
     n = max([float(top), float(rows[0][5] or 0)] + list(df.values()))
@@ -117,8 +127,8 @@ def rarity_score(terms: list[tuple[str, float]], weights: str = "{1.0,0.0,1.0,1.
     word's rarity times its ``ts_rank`` (``weights`` for the D, C, B, A parts of the text; normalised
     by the log of the record's length). Returns the score expression and its arguments, and the FROM
     items ``, to_tsquery(..) q0, ..`` it reads and theirs."""
-    score = " + ".join(f"?::float8 * ts_rank(?::float4[], d.fts, q{i}, 1)" for i in range(len(terms)))
-    each = "".join(f", to_tsquery('english', ?) q{i}" for i in range(len(terms)))
+    score = " + ".join(f"%s::float8 * ts_rank(%s::float4[], d.fts, q{i}, 1)" for i in range(len(terms)))
+    each = "".join(f", to_tsquery('english', %s) q{i}" for i in range(len(terms)))
     return score, [a for _, idf in terms for a in (idf, weights)], each, [w for w, _ in terms]
 
 
@@ -150,9 +160,9 @@ def gather(index, query: str, *, profile: str | None = None, type: str | None = 
     if tq and terms:
         weights = "{1.0,0.0,%r,%r}" % (float(params.tags_weight), float(params.key_weight))
         score, score_args, each, each_args = rarity_score(terms, weights)
-        rows = conn.execute(
-            f"SELECT d.rowid, {score} AS s, d.source, d.body FROM docs d, to_tsquery('english', ?) q{each} "
-            f"WHERE d.fts @@ q AND {where} ORDER BY s DESC, d.rowid LIMIT ?",
+        rows = conn.pg(
+            f"SELECT d.rowid, {score} AS s, d.source, d.body FROM docs d, to_tsquery('english', %s) q{each} "
+            f"WHERE d.fts @@ q AND {where} ORDER BY s DESC, d.rowid LIMIT %s",
             score_args + [tq, *each_args, *wargs, n]).fetchall()
         for rank, (rowid, s, source, body) in enumerate(rows, 1):
             stages.setdefault(rowid, {})["bm25"] = (rank, float(s))
@@ -185,7 +195,7 @@ def _missed(conn, qv, rowids: list[int], floor: float) -> list[tuple[int, float]
     meaning as nothing and it fell out of the top three. Its exact distance is one lookup by rowid."""
     if not rowids:
         return []
-    rows = conn.execute("SELECT rowid, embedding <=> ?::vector FROM docs WHERE rowid = ANY(?::bigint[]) "
+    rows = conn.pg("SELECT rowid, embedding <=> %s::vector FROM docs WHERE rowid = ANY(%s::bigint[]) "
                         "AND embedding IS NOT NULL", [qv, rowids]).fetchall()
     return [(rowid, 1.0 - float(dist)) for rowid, dist in rows if 1.0 - float(dist) >= floor]
 
@@ -197,9 +207,9 @@ def _nearest(index, query: str, query_vector, where: str, wargs: list, n: int) -
     vec = index.embedder.embed([query])[0] if query_vector is None else query_vector
     qv = vec_param(vec)
     t = time.perf_counter()
-    rows = index.side_conn().execute(
-        f"SELECT d.rowid, d.embedding <=> ?::vector AS dist, d.source, d.body FROM docs d WHERE {where} "
-        f"ORDER BY d.embedding <=> ?::vector LIMIT ?", [qv, *wargs, qv, n]).fetchall()
+    rows = index.side_conn().pg(
+        f"SELECT d.rowid, d.embedding <=> %s::vector AS dist, d.source, d.body FROM docs d WHERE {where} "
+        f"ORDER BY d.embedding <=> %s::vector LIMIT %s", [qv, *wargs, qv, n]).fetchall()
     return rows, (time.perf_counter() - t) * 1000, qv
 
 
@@ -218,15 +228,118 @@ def neighbours(conn, rowids: list[int], where: str, wargs: list, span: int = NEI
         parts.append("SELECT g.rowid, x.rowid, x.source, x.body FROM docs g CROSS JOIN LATERAL "
                      "(SELECT d.rowid, d.source, d.body FROM docs d "
                      f"WHERE d.source = g.source AND (d.created_ts, d.id) {cmp} (g.created_ts, coalesce(g.id, '')) "
-                     f"AND d.created_ts {edge} g.created_ts + ? AND {where} "
+                     f"AND d.created_ts {edge} g.created_ts + %s AND {where} "
                      f"ORDER BY d.created_ts {order}, d.id {order} LIMIT {int(span)}) x "
-                     "WHERE g.rowid = ANY(?::bigint[]) AND g.source <> '' AND g.created_ts IS NOT NULL")
+                     "WHERE g.rowid = ANY(%s::bigint[]) AND g.source <> '' AND g.created_ts IS NOT NULL")
     args = [a for _, _, sign, _ in (SIDES[side] for side in sides) for a in (sign * float(window_s), *wargs, list(rowids))]
-    for giver, near, source, body in conn.execute(" UNION ALL ".join(parts), args).fetchall():
+    for giver, near, source, body in conn.pg(" UNION ALL ".join(parts), args).fetchall():
         out[giver].append(near)
         if known is not None:
             known[near] = (source, body)
     return out
+
+
+# -- what the lifts and the hits read -----------------------------------------------------------------
+
+def rows(conn, rowids: list[int], columns: Sequence[str]) -> list[tuple]:
+    """(rowid, *columns) of the catalog's rows for the given rowids, in no order."""
+    if not rowids:
+        return []
+    return conn.pg(f"SELECT rowid, {', '.join(columns)} FROM docs WHERE rowid = ANY(%s::bigint[])",
+                   (list(rowids),)).fetchall()
+
+
+def newest(conn, where: str, wargs: list, k: int) -> list[int]:
+    """The ``k`` newest rowids passing recall's filters: by created, then id, then path."""
+    return [r for (r,) in conn.pg(f"SELECT d.rowid FROM docs d WHERE {where} ORDER BY d.created_ts DESC, "
+                                  "coalesce(d.id, '') DESC, d.path DESC LIMIT %s", [*wargs, k]).fetchall()]
+
+
+# -- the confidence check's word counts -----------------------------------------------------------------
+
+# Every word's capped count and its matches among the candidates, in one round trip to the server.
+# A word the table's statistics (pg_stats' most common lexemes and their shares, times the table's row
+# estimate) put in more than twice the cap is not counted (its capped count is the cap: on a GIN
+# index, counting even 500 matches first collects all of them, 17 ms for a word in 50,000 of a million
+# records). The candidates' rows are read once, and each word is matched against them in memory (asked
+# of the whole table, the GIN index again collected every match).
+_WORD_STATS = (f"WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(%s::bigint[])), {STATS_CTE} "
+               f"SELECT t.w, CASE WHEN {estimate('t.w')} > %s THEN %s ELSE "
+               "(SELECT count(*) FROM (SELECT 1 FROM docs WHERE fts @@ plainto_tsquery('english', t.w) LIMIT %s) x) END, "
+               "ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)), "
+               "(SELECT max(rowid) FROM docs) FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, i) CROSS JOIN s ORDER BY t.i")
+
+_MATCHES = ("WITH c AS MATERIALIZED (SELECT rowid, fts FROM docs WHERE rowid = ANY(%s::bigint[])) "
+            "SELECT t.w, ARRAY(SELECT rowid FROM c WHERE fts @@ plainto_tsquery('english', t.w)) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, i) ORDER BY t.i")
+
+
+def word_counts(conn, words: Sequence[str], rowids: Sequence[int], cap: int,
+                counts: tuple[dict[str, float], int] | None = None) -> tuple[int, dict[str, float], dict[str, set[int]]]:
+    """(the highest rowid, records holding each word counted up to ``cap``, the rowids among
+    ``rowids`` holding each word), in one round trip. ``counts``: the keyword stage's (records holding
+    each word, the highest rowid), so only the matches among the candidates are left to find."""
+    df: dict[str, float] = {}
+    where: dict[str, set[int]] = {}
+    if counts is not None and all(w in counts[0] for w in words):
+        found_df, total = counts
+        for w, found in conn.pg(_MATCHES, (list(rowids), list(words))).fetchall():
+            df[w] = min(found_df[w], cap)
+            where[w] = set(found)
+        return total, df, where
+    total = 0
+    for w, n, found, top in conn.pg(_WORD_STATS, (list(rowids), 2 * cap, cap, cap, list(words))).fetchall():
+        df[w] = n
+        where[w] = set(found)
+        total = top or 0
+    return total, df, where
+
+
+def matching(conn, fts: str, rowids: Sequence[int], filled: bool = False) -> set[int]:
+    """The rowids among ``rowids`` whose text holds the word ``fts`` (quoted, maybe with a ``*``:
+    ``plainto_tsquery`` keeps the word). ``filled`` is SQLite's (:func:`fill_candidates`)."""
+    sql = "SELECT rowid FROM docs WHERE rowid = ANY(%s::bigint[]) AND fts @@ plainto_tsquery('english', %s)"
+    return {r for (r,) in conn.pg(sql, (list(rowids), fts)).fetchall()}
+
+
+def fill_candidates(conn, rowids: Sequence[int]) -> None:
+    """Nothing: the server matches the candidates' own ``tsvector`` (:func:`matching`)."""
+
+
+def words(conn) -> None:
+    """None: the server catalog keeps no cheap lookups of single words, phrases or its vocabulary, so
+    the spoken forms are not rewritten from it and the asked-fact check demotes nothing."""
+    return None
+
+
+# -- link on write ------------------------------------------------------------------------------------
+
+def link_candidates(conn, words: str, profile: str, vec, n: int) -> list[tuple[str, str, float]]:
+    """Link on write's neighbour search on a catalog whose records can number millions: the ``n``
+    memories of profiles other than ``profile`` closest in meaning to ``vec`` (pgvector's HNSW index),
+    then the ``n`` best matches of the rarer of ``words`` (each in at most :data:`COMMON` records,
+    ranked by rarity as the keyword stage ranks them), without repeats, each as (path, body, cosine
+    to ``vec``) computed by the server.
+
+    Ranking every record that holds any of a record's words, as the SQLite catalog does, took 6.9 s
+    a write at 1,000,000 records (docs/POSTGRES.md); a near-duplicate is close in meaning, and
+    shares its rarer words, so it is among these."""
+    qv = vec_param(vec)
+    mine = "d.shelf = 'memories' AND d.profile != %s AND d.embedding IS NOT NULL"
+    rows = conn.pg(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> %s::vector) FROM docs d "
+                   f"WHERE {mine} ORDER BY d.embedding <=> %s::vector LIMIT %s", [qv, profile, qv, n]).fetchall()
+    _, terms, (df, _) = keyword_terms(words, conn)
+    rare = [(w, idf) for w, idf in terms if df.get(w, 0) <= COMMON]
+    if rare:
+        score, score_args, each, each_args = rarity_score(rare)
+        rows += conn.pg(f"SELECT d.rowid, d.path, d.body, 1 - (d.embedding <=> %s::vector), {score} AS s "
+                        f"FROM docs d, to_tsquery('english', %s) q{each} WHERE d.fts @@ q AND {mine} "
+                        "ORDER BY s DESC, d.rowid LIMIT %s",
+                        [qv, *score_args, " | ".join(w for w, _ in rare), *each_args, profile, n]).fetchall()
+    seen: dict[int, tuple[str, str, float]] = {}
+    for r, p, b, c, *_ in rows:
+        seen.setdefault(r, (p, b, float(c)))
+    return list(seen.values())
 
 
 def recall(index, usage, query: str, **kwargs) -> list[Hit]:

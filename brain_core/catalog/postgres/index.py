@@ -1,11 +1,10 @@
-"""The catalog's PostgreSQL backend: :class:`PgIndex` is :class:`~brain_core.catalog.sqlite.index.Index` with its
-rows on a server.
+"""The catalog's PostgreSQL backend: :class:`PgIndex`, the catalog's rows on a server.
 
-The rules of the scan (:meth:`Index.scan`), the staleness check and catch-up are the SQLite
-backend's own code, so what decides what changed lives in one place; every statement they run
-goes through a small method that this class writes again in PostgreSQL (``_catalogued``,
-``_stored_dirs``, ``_store_dirs``, ``_note_dirs``, ``_tx``...). Only recall's statements (``?``
-placeholders) still pass through :func:`translate`. What differs besides is written here: the rows (one ``docs`` table holding the
+The rules of the scan, the staleness check and catch-up are
+:class:`~brain_core.catalog.scan.CatalogBase`'s, shared with the SQLite backend and holding no SQL:
+every statement they need is a small method written here in PostgreSQL (``_catalogued``,
+``_stored_dirs``, ``_store_dirs``, ``_note_dirs``, ``_tx``...), as recall's are in
+:mod:`brain_core.recall.postgres`; nothing of SQLite's dialect runs here. What differs besides is written here: the rows (one ``docs`` table holding the
 text, a generated ``tsvector`` and a pgvector column with an HNSW index), the vector reuse by text
 checksum, and the rebuild, which fills a new schema and renames it over the old one in one
 transaction. A lost connection mid-apply rolls back the open batch; mid-rebuild it leaves the old
@@ -20,7 +19,6 @@ import re
 import socket
 import time
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -28,10 +26,8 @@ import numpy as np
 
 from brain_core.catalog.base import ApplyStats, ScanReport
 from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
-from brain_core.catalog.sqlite import db as dbmod
-from brain_core.catalog.sqlite.db import header_problem
-from brain_core.catalog.sqlite.index import APPLY_BATCH, INDEX_NAME, Index
-from brain_core.catalog.sqlite.rows import file_sum
+from brain_core.catalog.scan import APPLY_BATCH, INDEX_NAME, CatalogBase, file_sum
+from brain_core.catalog.sqlite.seed import read_vectors, write_seed  # the migration from SQLite, and back
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
 from brain_core.store.shelves import Doc, Problem, created_ts, json_tags
@@ -59,33 +55,14 @@ def build_memory_kb(setting: str, rows: int, dim: int) -> int | None:
     return int(m.group(1)) * _UNITS[(m.group(2) or "kB").lower()]
 
 
-@lru_cache(maxsize=256)
-def translate(sql: str) -> str:
-    """What is left of the SQLite dialect in shared code, as PostgreSQL: recall's ``?`` placeholders.
-    The catalog's own statements and transactions (:class:`pg_tx`) are PgIndex's; SQLite's upserts
-    and ``BEGIN IMMEDIATE`` are no longer rewritten."""
-    return sql.replace("%", "%%").replace("?", "%s")
-
-
 class PgConn:
-    """A psycopg connection that takes the SQLite-dialect statements of the shared index code;
-    :meth:`pg` runs PostgreSQL as written."""
+    """A psycopg connection: :meth:`pg` runs PostgreSQL as written (``%s`` placeholders), and a
+    lost connection becomes :class:`~brain_core.catalog.postgres.LostConnection`."""
 
-    backend = "postgres"  # what recall/confidence.py's on_postgres reads, like the catalog's own
+    backend = "postgres"  # which recall statements are this catalog's (brain_core.recall.backends.of)
 
     def __init__(self, raw) -> None:
         self.raw = raw
-
-    def execute(self, sql: str, args=()):
-        return self.pg(translate(sql), tuple(args) if args else None)
-
-    def executemany(self, sql: str, rows):
-        rows = list(rows)
-        cur = self.raw.cursor()
-        if rows:
-            with self._lost():
-                cur.executemany(translate(sql), rows)
-        return cur
 
     def pg(self, sql: str, args=None, binary: bool = False):
         with self._lost():
@@ -209,7 +186,7 @@ def doc_row(doc: Doc, vec, host: str) -> tuple:
             vec_param(vec))
 
 
-class PgIndex(Index):
+class PgIndex(CatalogBase):
     """One brain's catalog in schema ``aida_<brain id>`` of the database at ``dsn`` (a
     :class:`~brain_core.catalog.base.Catalog`)."""
 
@@ -225,6 +202,7 @@ class PgIndex(Index):
         self._side: PgConn | None = None
         self.brain_id = brain_id
         self.schema = schema_for(brain_id)
+        self._conn: PgConn | None = None
         self.ef_search = ef_search
         # The folder times behind the cheap staleness check belong to one clone on one machine.
         self.host = hashlib.sha256(f"{socket.gethostname()}:{Path(root).resolve()}".encode()).hexdigest()[:16]
@@ -265,7 +243,12 @@ class PgIndex(Index):
                 side.close()
             except Exception:  # noqa: BLE001 - closing a broken connection must not mask the cause
                 pass
-        super().close()
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection must not mask the cause
+                pass
 
     def conn(self):
         if self._conn is not None and not self._conn.closed:
@@ -397,12 +380,7 @@ class PgIndex(Index):
                 found.update(conn.pg("SELECT text_sha, embedding FROM pg_temp.seed WHERE text_sha = ANY(%s)",
                                      (missing,), binary=True).fetchall())
         out: list[np.ndarray | None] = [vec_param(found[d.text_sha]) if d.text_sha in found else None for d in docs]
-        need = [i for i, v in enumerate(out) if v is None]
-        if need:
-            vecs = self.embedder.embed([docs[i].embed_text for i in need])
-            for j, i in enumerate(need):
-                out[i] = vecs[j]
-        return out, len(docs) - len(need)  # type: ignore[return-value]
+        return self._embed_missing(docs, out)
 
     def upsert_file(self, rel: str, data: bytes) -> None:
         from brain_core.store.shelves import load_doc
@@ -444,7 +422,7 @@ class PgIndex(Index):
         scanned = conn.pg("SELECT v FROM meta WHERE k='scanned'").fetchone()
         return {"by_shelf": by_shelf, "problems": problems, "scanned": float(scanned[0]) if scanned else None}
 
-    # -- the scan's statements (its rules are Index.scan's)
+    # -- the scan's statements (its rules are CatalogBase.scan's)
 
     def _catalogued(self, conn, dirs: list[str] | None) -> tuple[dict[str, tuple], dict[str, str]]:
         if dirs is None:
@@ -464,7 +442,7 @@ class PgIndex(Index):
     def _problem_message(self, conn, path: str) -> str:
         return conn.pg("SELECT message FROM problems WHERE path = %s", (path,)).fetchone()[0]
 
-    # -- the staleness check's statements (the shared code is Index's; the folder times are this clone's)
+    # -- the staleness check's statements (the shared code is CatalogBase's; the folder times are this clone's)
 
     def _tx(self, conn):
         return pg_tx(conn)
@@ -583,7 +561,7 @@ class PgIndex(Index):
             if model and model[0] == self.model_id:
                 build.pg(f"INSERT INTO seed SELECT DISTINCT ON (text_sha) text_sha, embedding FROM {self.schema}.docs "
                          "ON CONFLICT DO NOTHING")
-        rows = _sqlite_vectors(Path(sqlite_path), self.model_id)
+        rows = [(sha, np.frombuffer(blob, dtype=np.float32)) for sha, blob in read_vectors(Path(sqlite_path), self.model_id)]
         if rows:
             build.pg_many("INSERT INTO seed VALUES(%s, %s) ON CONFLICT DO NOTHING", rows)
         self._seeded_conn = build
@@ -613,36 +591,10 @@ class PgIndex(Index):
             conn.close()
 
 
-def _sqlite_vectors(path: Path, model_id: str):
-    if not path.exists() or header_problem(path) is not None:
-        return []
-    try:
-        src = dbmod.connect(path, readonly=True)
-        model = src.execute("SELECT v FROM meta WHERE k='model'").fetchone()
-        if not model or model[0] != model_id:
-            src.close()
-            return []
-        rows = src.execute("SELECT d.text_sha, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid").fetchall()
-        src.close()
-    except dbmod.database_errors():
-        return []
-    return [(sha, np.frombuffer(blob, dtype=np.float32)) for sha, blob in rows]
-
-
 def export_sqlite_seed(index: PgIndex, path: Path, model_id: str) -> None:
     """Write the server catalog's vectors to a small SQLite file in the shape
-    :meth:`Index._seed_vectors` reads, so moving back to SQLite re-embeds nothing."""
-    rows = index.vectors_by_text()
-    conn = dbmod.connect(path)
-    conn.executescript("CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);"
-                       "CREATE TABLE docs(rowid INTEGER PRIMARY KEY, text_sha TEXT);"
-                       "CREATE TABLE docs_vec(rowid INTEGER PRIMARY KEY, embedding BLOB);")
-    conn.execute("INSERT INTO meta VALUES('model', ?)", (model_id,))
-    conn.execute("BEGIN")
-    conn.executemany("INSERT INTO docs VALUES(?,?)", [(i, sha) for i, (sha, _) in enumerate(rows, 1)])
-    conn.executemany("INSERT INTO docs_vec VALUES(?,?)", [(i, blob) for i, (_, blob) in enumerate(rows, 1)])
-    conn.execute("COMMIT")
-    conn.close()
+    :meth:`brain_core.catalog.sqlite.index.Index._seed_vectors` reads, so moving back to SQLite re-embeds nothing."""
+    write_seed(path, model_id, index.vectors_by_text())
 
 
-__all__ = ["PgIndex", "PgConn", "translate", "database_errors", "export_sqlite_seed", "INDEX_NAME"]
+__all__ = ["PgIndex", "PgConn", "database_errors", "export_sqlite_seed", "INDEX_NAME"]

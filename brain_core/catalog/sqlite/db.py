@@ -96,6 +96,16 @@ def connect(path: Path | str, *, readonly: bool = False, timeout: float = 30.0):
     return conn
 
 
+def versions() -> tuple[str, str]:
+    """(SQLite's version, sqlite-vec's version) as the driver loads them (``aida doctor``)."""
+    conn = connect(":memory:")
+    try:
+        sqlite, vec = conn.execute("select sqlite_version(), vec_version()").fetchone()
+    finally:
+        conn.close()
+    return sqlite, vec
+
+
 def create_schema(conn, dim: int, model_id: str) -> None:
     conn.executescript(SCHEMA.replace("{dim}", str(dim)))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))

@@ -15,66 +15,46 @@ and at most a ``.tmp-`` file that the next rebuild removes.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from brain_core.catalog.base import ApplyStats, ScanReport
+from brain_core.catalog.scan import APPLY_BATCH, INDEX_NAME, CatalogBase, file_sum
 from brain_core.catalog.sqlite import db as dbmod
 from brain_core.catalog.sqlite.db import header_problem
-from brain_core.catalog.sqlite.rows import delete, drop_seed, file_sum, store_dirs, tx, upsert
+from brain_core.catalog.sqlite.rows import delete, drop_seed, store_dirs, tx, upsert
+from brain_core.catalog.sqlite.seed import read_vectors
 from brain_core.catalog.sqlite.vcache import VectorCache, plausible_vector
-from brain_core.errors import MalformedRecord
-from brain_core.store.fsutil import discard, sweep_tmp
+from brain_core.store.fsutil import discard
 from brain_core.store.locks import FileLock
-from brain_core.store.shelves import Doc, Problem, checksum, dir_mtimes, leaf_dirs, load_doc, walk
+from brain_core.store.shelves import Doc, Problem, load_doc
 
-INDEX_NAME = "index.sqlite"
 TMP_PREFIX = INDEX_NAME + ".tmp-"
-APPLY_BATCH = 256
 REBUILD_WAIT_S = 3600.0  # how long opening a brain waits for another process's rebuild
 
 
-class Index:
+class Index(CatalogBase):
     """One brain's catalog in ``.aida/index.sqlite`` (a :class:`~brain_core.catalog.base.Catalog`).
-    ``embedder_factory`` is called on the first text that needs a vector."""
+    ``embedder_factory`` is called on the first text that needs a vector. The scan's rules, the
+    staleness check and catch-up are :class:`~brain_core.catalog.scan.CatalogBase`'s; every statement
+    is written here."""
 
     backend = "sqlite"
 
     def __init__(self, root: Path, lock: FileLock, embedder_factory: Callable, dim: int = 384,
                  model_id: str = "all-MiniLM-L6-v2-int8/mean-of-windows", notice: Callable[[str], None] | None = None,
                  vector_cache_mb: int = 256) -> None:
-        self.root = Path(root)
-        self.dir = self.root / ".aida"
-        self.path = self.dir / INDEX_NAME
-        self.lock = lock
-        self._embedder_factory = embedder_factory
-        self._embedder = None
-        self.dim = dim
-        self.model_id = model_id
-        self.notice = notice or (lambda msg: print(f"aida: {msg}", file=sys.stderr))
-        self._conn: Any = None
+        super().__init__(root, lock, embedder_factory, dim=dim, model_id=model_id, notice=notice)
         self._ino: int | None = None
-        self._seeded_conn: Any = None  # the connection a rebuild seeded with the old vectors
-        self._parents_changed: dict | None = None
-        self.swept_tmp = 0
-        self.fresh_vectors: dict[str, np.ndarray] = {}  # text_sha -> vector embedded ahead of a write
         self.vector_cache_mb = vector_cache_mb
         self._vcache: VectorCache | None = None   # the vectors of ``_conn``'s catalog in memory (vcache.py)
         self._vcache_version: int | None = None
         self._vector_searches = 0
 
     # -- connection -------------------------------------------------------------------------
-
-    @property
-    def embedder(self):
-        if self._embedder is None:
-            self._embedder = self._embedder_factory()
-        return self._embedder
 
     def conn(self):
         """An open connection to the current index file, reopened after a swap, created (and
@@ -168,51 +148,6 @@ class Index:
 
     # -- scan -> report -> apply -----------------------------------------------------------------
 
-    def scan(self, dirs: list[str] | None = None, quick: bool = False, conn=None) -> ScanReport:
-        """Compare the files with the catalog; writes nothing.
-
-        Every file is read and checksummed, unless ``quick`` is set (the staleness catch-up on the
-        recall path), where a file whose size and mtime match the catalog is taken as unchanged.
-        """
-        conn = conn or self.conn()
-        seen_dirs = dir_mtimes(self.root)
-        files, problems = walk(self.root, dirs)
-        known, bad = self._catalogued(conn, dirs)
-        new: list[Doc] = []
-        modified: list[Doc] = []
-        touched, unchanged = [], 0
-        present = set()
-        for f in files:
-            present.add(f.path)
-            old = known.get(f.path)
-            if quick and old is not None and old[1] == f.size and old[2] == f.mtime_ns:
-                unchanged += 1
-                continue
-            try:
-                data = (self.root / f.path).read_bytes()
-            except OSError as e:
-                problems.append(Problem(f.path, f"cannot be read ({e.strerror}), skipped"))
-                continue
-            sum_ = checksum(data)
-            if old is not None and old[0] == sum_:
-                unchanged += 1
-                if old[1] != f.size or old[2] != f.mtime_ns:
-                    touched.append(f)
-                continue
-            if old is None and bad.get(f.path) == sum_:
-                problems.append(Problem(f.path, self._problem_message(conn, f.path)))
-                continue
-            try:
-                doc = load_doc(f.path, data, f.size, f.mtime_ns)
-            except MalformedRecord as e:
-                problems.append(Problem(f.path, e.reason + ", skipped"))
-                continue
-            (modified if old is not None else new).append(doc)
-        problem_paths = {p.path for p in problems}
-        deleted = [p for p in known if p not in present or p in problem_paths]
-        return ScanReport(tuple(new), tuple(modified), tuple(deleted), tuple(problems), unchanged,
-                          tuple(touched), seen_dirs)
-
     def _catalogued(self, conn, dirs: list[str] | None) -> tuple[dict[str, tuple], dict[str, str]]:
         """What the catalog holds of the shelf folders ``dirs`` (None: all): path -> (checksum, size,
         mtime_ns) of its rows, and path -> checksum of the files it knows are bad."""
@@ -275,14 +210,8 @@ class Index:
         stats.seconds = time.perf_counter() - t0
         return stats
 
-    def vectors_for(self, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
-        """The vectors of ``docs``, reused by text checksum where the catalog has them, embedded
-        otherwise; and how many were reused."""
-        return self._vectors_for(self.conn(), docs)
-
     def _vectors_for(self, conn, docs: list[Doc]) -> tuple[list[np.ndarray], int]:
         out: list[np.ndarray | None] = [None] * len(docs)
-        need: list[int] = []
         for i, doc in enumerate(docs):
             row = conn.execute("SELECT v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid "
                                "WHERE d.text_sha = ? LIMIT 1", (doc.text_sha,)).fetchone()
@@ -293,22 +222,7 @@ class Index:
                 row = conn.execute("SELECT embedding FROM temp.seed WHERE text_sha = ?", (doc.text_sha,)).fetchone()
             if row is not None:
                 out[i] = np.frombuffer(row[0], dtype=np.float32)
-            else:
-                need.append(i)
-        if need:
-            vecs = self.embedder.embed([docs[i].embed_text for i in need])
-            for j, i in enumerate(need):
-                out[i] = vecs[j]
-        return out, len(docs) - len(need)  # type: ignore[return-value]
-
-    def sync(self, progress=None) -> tuple[ScanReport, ApplyStats]:
-        """``aida brain index``: scan everything, apply the difference."""
-        with self.lock:
-            self.swept_tmp = sweep_tmp(self.root)
-            conn = self.conn()
-            report = self.scan(conn=conn)
-            stats = self.apply(report, conn=conn, progress=progress)
-        return report, stats
+        return self._embed_missing(docs, out)
 
     # -- the write path's single-file update -------------------------------------------------------
 
@@ -323,19 +237,6 @@ class Index:
             rowid = upsert(conn, doc, vectors[0])
             self._note_dirs(conn, rel)
         self._cache_written(conn, [(rowid, doc, vectors[0])])
-
-    def index_written(self, docs: list[Doc]) -> None:
-        """Index the files one write of the write path just made (``Brain.write_text``, many records
-        at once), in one apply, and note their folders' times in one transaction: one fsync, not one
-        per record (the caller holds the write lock)."""
-        conn = self.conn()
-        known = self._known_paths(conn, [d.path for d in docs])
-        report = ScanReport(new=tuple(d for d in docs if d.path not in known),
-                            modified=tuple(d for d in docs if d.path in known))
-        self.apply(report, conn=conn)
-        with self._tx(conn):
-            for rel in {d.path.rsplit("/", 1)[0]: d.path for d in docs}.values():
-                self._note_dirs(conn, rel)
 
     def _known_paths(self, conn, paths: list[str]) -> set[str]:
         return {p for (p,) in conn.execute(f"SELECT path FROM docs WHERE path IN ({','.join('?' * len(paths))})",
@@ -360,23 +261,7 @@ class Index:
 
     # -- staleness ----------------------------------------------------------------------------------
 
-    def stale_dirs(self, conn=None) -> list[str]:
-        """Shelf folders whose mtime differs from the last scan (cheap: stats folders, not files)."""
-        conn = conn or self.conn()
-        stored = self._stored_dirs(conn)
-        now = dir_mtimes(self.root)
-        changed = {d for d, m in now.items() if stored.get(d) != m}
-        changed |= {d for d in stored if d not in now}
-        if not changed:
-            return []
-        leaves = set(leaf_dirs(self.root))
-        # A leaf that appeared or vanished differs by itself; a parent folder's mtime only says so.
-        out = {d for d in changed if d in leaves or (d not in now and "/" in d)}
-        if not out:
-            self._parents_changed = now
-        return sorted(out)
-
-    # The statements the staleness check and catch-up share; PgIndex has its own.
+    # The statements of CatalogBase's staleness check and catch-up.
 
     def _tx(self, conn):
         return tx(conn)
@@ -392,51 +277,6 @@ class Index:
 
     def _problem_paths(self, conn) -> set[str]:
         return {p for (p,) in conn.execute("SELECT path FROM problems")}
-
-    def catch_up(self, limit: int = 64) -> str:
-        """Bring the catalog up to date with files changed behind its back, if that is cheap.
-
-        Returns "fresh", "caught-up", "busy" (another writer holds the lock: answer from the
-        catalog as it is) or "background" (too much changed: a background rebuild was started).
-        """
-        conn = self.conn()
-        self._parents_changed = None
-        dirs = self.stale_dirs(conn)
-        if not dirs and self._parents_changed is None:
-            return "fresh"
-        if not self.lock.acquire(blocking=False):
-            return "busy"
-        try:
-            conn = self.conn()
-            self._parents_changed = None
-            dirs = self.stale_dirs(conn)
-            if not dirs:
-                if self._parents_changed:
-                    with self._tx(conn):
-                        self._store_dirs(conn, self._parents_changed)
-                return "fresh"
-            existing = [d for d in dirs if (self.root / d).is_dir()]
-            gone = [d for d in dirs if d not in existing]
-            report = self.scan(dirs=existing, quick=True, conn=conn)
-            extra = []
-            for d in gone:
-                extra += self._paths_like(conn, d + "/%")
-            if extra:
-                report = ScanReport(report.new, report.modified, report.deleted + tuple(extra), report.problems,
-                                    report.unchanged, report.touched, report.dirs)
-            to_embed = len(report.new) + len(report.modified)
-            if to_embed > limit:
-                if not self.rebuild_running():
-                    self.start_background_rebuild()
-                return "background"
-            known_bad = self._problem_paths(conn)
-            self.apply(report, conn=conn)
-            for p in report.problems:  # a bad file that just arrived: one warning, then lint lists it
-                if p.path not in known_bad:
-                    self.notice(f"warning: {p.path} {p.message} (see `aida brain lint`)")
-            return "caught-up"
-        finally:
-            self.lock.release()
 
     # -- full rebuild ------------------------------------------------------------------------------
 
@@ -482,35 +322,13 @@ class Index:
     def _seed_vectors(self, conn, old: Path) -> None:
         """Make the old catalog's vectors available by text checksum, so a rebuild embeds only
         text it has never seen."""
-        if not old.exists() or header_problem(old) is not None:
-            return
-        try:
-            src = dbmod.connect(old, readonly=True)
-            model = src.execute("SELECT v FROM meta WHERE k='model'").fetchone()
-            if not model or model[0] != self.model_id:
-                src.close()
-                return
-            rows = src.execute("SELECT d.text_sha, v.embedding FROM docs d JOIN docs_vec v ON v.rowid = d.rowid").fetchall()
-            src.close()
-        except dbmod.database_errors():
+        rows = read_vectors(old, self.model_id)
+        if not rows:
             return
         rows = [(sha, blob) for sha, blob in rows if plausible_vector(blob, self.dim)]  # none from damaged pages
         conn.execute("CREATE TEMP TABLE seed(text_sha TEXT PRIMARY KEY, embedding BLOB)")
         conn.executemany("INSERT OR IGNORE INTO seed VALUES(?,?)", rows)
         self._seeded_conn = conn
-
-    def start_background_rebuild(self) -> None:
-        """Start ``aida brain index --full`` detached; recall keeps answering from this index."""
-        log = open(self.dir / "rebuild.log", "ab")
-        kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": log, "stderr": log, "cwd": str(self.root)}
-        if os.name == "nt":
-            kwargs["creationflags"] = 0x00000008 | 0x00000200  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
-        else:
-            kwargs["start_new_session"] = True
-        from brain_core.config.selfcmd import aida_argv
-
-        subprocess.Popen(aida_argv("--brain", str(self.root), "brain", "index", "--full"), **kwargs)
-        log.close()
 
     def wait_for_rebuild(self) -> None:
         """Block until no rebuild of this brain is running (a BrainError after an hour)."""

@@ -5,11 +5,9 @@ Callers hold the brain's write lock and wrap these in :class:`tx`.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from brain_core.store.shelves import Doc, checksum, created_ts, json_tags
+from brain_core.store.shelves import Doc, created_ts, json_tags
 
 
 class tx:
@@ -76,13 +74,6 @@ def delete(conn, path: str) -> int:
 
 def drop_seed(conn) -> None:
     conn.execute("DROP TABLE IF EXISTS temp.seed")
-
-
-def file_sum(root: Path, rel: str) -> str | None:
-    try:
-        return checksum((root / rel).read_bytes())
-    except OSError:
-        return None
 
 
 def store_dirs(conn, seen: dict[str, int]) -> None:
