@@ -27,7 +27,7 @@ def project_of(folder: str | os.PathLike | None) -> str | None:
     if not name or leaks(name):  # as harvest's base_tags: a project named after its user is no tag
         return None
     # harvest.distill._slug(name, 40), spelled here so a session-start hook need not import the
-    # distiller (tests/test_projects.py checks the two agree)
+    # distiller (tests/harvest/test_projects.py checks the two agree)
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].rstrip("-")
     return slug or None
 
