@@ -2,7 +2,7 @@
 
     python benchmarks/bench_action_items.py [--cache DIR] [--json]
 
-Eight short meetings (tests/spoken_meetings.py), four to tune on and four held out, 12 action
+Eight short meetings (tests/helpers/spoken_meetings.py), four to tune on and four held out, 12 action
 items in each half, said with and without "action item", as "<name> will", "<name> to ... by
 <day>", as a question with a due date and an agreement, with fillers and with sentences cut in
 two. Spoken by espeak-ng into a temporary folder and harvested with ``harvest_meeting`` the way
@@ -27,11 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from spoken_meetings import DATE, MEETINGS, score, spoken_lines  # noqa: E402
-from spoken_names import can_speak, speak_lines  # noqa: E402
+from tests.helpers.spoken_meetings import DATE, MEETINGS, score, spoken_lines  # noqa: E402
+from tests.helpers.spoken_names import can_speak, speak_lines  # noqa: E402
 
 
 def measure(cache: Path | None = None) -> dict:

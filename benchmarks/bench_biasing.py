@@ -2,7 +2,7 @@
 
     python benchmarks/bench_biasing.py [--cache DIR] [--show N] [--json]
 
-48 short sentences (tests/spoken_names.py), four glossaries, spoken by espeak-ng in six voices
+48 short sentences (tests/helpers/spoken_names.py), four glossaries, spoken by espeak-ng in six voices
 and speeds into a temporary folder, then heard the way every front door hears: ``hear()`` with
 the sentence's glossary (decoded with and without the names as hotwords, merged word by word,
 then the correction pass), tiny.en on CPU, default settings. The unbiased decode with the
@@ -27,9 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from spoken_names import GLOSSARIES, can_speak, score, sentences, speak  # noqa: E402
+from tests.helpers.spoken_names import GLOSSARIES, can_speak, score, sentences, speak  # noqa: E402
 
 
 class Cached:

@@ -165,8 +165,7 @@ def main() -> None:
     backends = ["postgres", "sqlite"] if args.backend == "both" else [args.backend]
     server, dsn = None, args.dsn
     if "postgres" in backends and not dsn:
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        from pg_server import Server
+        from tests.helpers.pg_server import Server
 
         server = Server()
         dsn = server.start()

@@ -5,7 +5,7 @@
 Reads the 94 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
 PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
 extractive distiller, redact again) and scores the records kept against the hand labels in
-tests/fixtures/distill_labels.json (see tests/distill_labelled.py for the matching rule; precision is
+tests/fixtures/distill_labels.json (see tests/helpers/distill_labelled.py for the matching rule; precision is
 strict: a kept record matching no labelled item is noise). Prints, per split (tune: the rules are
 chosen on it; held_out: the other half of the first 46 sessions, whose figures were seen while the
 first rules were written; fresh: 19 sessions labelled and committed before the distiller ever ran on
@@ -35,8 +35,9 @@ SPLITS = ("tune", "held_out", "fresh", "unseen")
 
 
 def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS) -> dict:
-    sys.path.insert(0, str(tests_dir))
-    from distill_labelled import harvest, load, score
+    import brain_core  # noqa: F401  (first: with --json, the baseline's, from PYTHONPATH)
+    sys.path.insert(0, str(tests_dir.parent))  # this checkout's labels and scorer (tests/helpers/)
+    from tests.helpers.distill_labelled import harvest, load, score
 
     out = {}
     for split in splits:

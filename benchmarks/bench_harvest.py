@@ -34,15 +34,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from harvest_labelled import REAL, from_the_person, load, resolve, score  # noqa: E402
 
 from brain_core.harvest import iter_jsonl, read_text  # noqa: E402
 from brain_core.harvest.distill import distill, extractive  # noqa: E402
 from brain_core.harvest.run import session_text  # noqa: E402
 from brain_core.harvest.sources import claude, codex, gemini, get  # noqa: E402
 from brain_core.redact import redact  # noqa: E402
+from tests.helpers.harvest_labelled import REAL, from_the_person, load, resolve, score  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "clients"
 TOPICS = ["webhook retries", "the ledger client", "staging deploys", "database migrations", "log retention",
@@ -151,12 +149,11 @@ def offline(verbose: bool) -> None:
 
 
 def llm_schema() -> None:
-    from fake_llm_server import FakeLLMServer
-
     from brain_core.errors import ProviderError
     from brain_core.harvest.privacy import identity
     from brain_core.llm.http import Retry
     from brain_core.llm.openai_compat import OpenAICompatible
+    from tests.helpers.fake_llm_server import FakeLLMServer
 
     cases = load()
     leaks = 0

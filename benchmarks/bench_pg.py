@@ -32,7 +32,6 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
 
 from synth import query, use_catalog, write_brain, write_then_recall  # noqa: E402
 
@@ -170,7 +169,7 @@ def main() -> None:
     server = None
     dsn = args.dsn
     if not dsn:
-        from pg_server import Server
+        from tests.helpers.pg_server import Server
 
         server = Server()
         dsn = server.start()

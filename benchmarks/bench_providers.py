@@ -7,7 +7,7 @@ temporary home) and the project's own fixtures in a fake home, ``--copies`` time
 session ids, all quiet. Then runs ``aida brain backfill`` as a user would, in its own process with
 default settings except ``llm.provider``, once with the default batching (``llm.cli.batch_chars``
 24000) and once with one session per call (0). The agent's CLI is the tests' fake executable
-(tests/fake_agents.py, no network), which speaks the CLI's documented JSON and records what it
+(tests/helpers/fake_agents.py, no network), which speaks the CLI's documented JSON and records what it
 was sent: the figures are what Aida would send a real ``claude -p``. Tokens are the CLI's own
 usage figure where it reports one, else the prompt's characters / 4.
 """
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 FIXTURES = ROOT / "tests" / "fixtures" / "clients"
 REAL = ROOT.parent / "shared" / "fixtures" / "clients" / "real"
 
@@ -66,9 +66,8 @@ def build_home(home: Path, copies: int) -> int:
 
 
 def run(provider: str, batch_chars: int, copies: int) -> dict:
-    from fake_agents import calls, install
-
     from brain_core.llm.agent_cli import EXECUTABLE
+    from tests.helpers.fake_agents import calls, install
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

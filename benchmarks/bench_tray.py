@@ -31,7 +31,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests"))
 
 QUESTION = ROOT / "tests" / "fixtures" / "audio" / "ask_recall.wav"
 
@@ -66,13 +65,12 @@ def settle_rss(pid: int, seconds: float = 1.0, timeout: float = 60) -> float:
 
 
 def bench_tray(starts: int, work: Path) -> dict:
-    import xdisplay
+    from tests.helpers import xdisplay
 
     if not xdisplay.available():
         return {"skipped": xdisplay.REASON}
-    from app_fixtures import MEMORIES
-
     from brain_core import Brain
+    from tests.helpers.app_fixtures import MEMORIES
 
     brain_dir = work / "tray-brain"
     b = Brain.init(brain_dir)

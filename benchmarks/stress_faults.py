@@ -5,7 +5,7 @@
 
 Prints the counts (trials, faults injected, records reported written, records lost) that
 docs/RELIABILITY.md quotes, and exits non-zero if anything was lost. The scenarios are the same
-code as tests/test_faults.py (tests/faultlib.py), at larger sizes.
+code as tests/integration/test_faults.py (tests/helpers/faultlib.py), at larger sizes.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from faultlib import DAMAGE, concurrent_writers, crash_rebuilds, crash_writes, damage_index  # noqa: E402
+from tests.helpers.faultlib import DAMAGE, concurrent_writers, crash_rebuilds, crash_writes, damage_index  # noqa: E402
 
 
 def audit_line(a) -> str:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.paths import SHARED
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-TESTS = Path(__file__).parent
-sys.path.insert(0, str(TESTS))  # test helpers (keyring_memory, servers) import as top-level modules
-SHARED = TESTS.parent.parent / "shared"
 
 
 @pytest.fixture(autouse=True)

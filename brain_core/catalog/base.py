@@ -3,7 +3,7 @@
 Two backends satisfy :class:`Catalog`: :class:`brain_core.catalog.sqlite.index.Index` (a file,
 ``.aida/index.sqlite``) and :class:`brain_core.catalog.postgres.index.PgIndex` (a schema on a
 server); :func:`brain_core.catalog.factory.open_index` picks one. The scan's report and the apply's
-figures are shared by both, so they live here too. ``tests/test_catalog_interface.py`` checks that
+figures are shared by both, so they live here too. ``tests/catalog/test_catalog_interface.py`` checks that
 both classes carry every member with a compatible signature, and mypy checks ``open_index``'s
 return against this protocol.
 

@@ -7,7 +7,7 @@ write path's batch, the reuse of vectors embedded ahead of a write and the detac
 ``_stored_dirs``, ``_store_dirs``, ``_paths_like``, ``_problem_paths``, ``_known_paths``,
 ``_note_dirs``, ``_tx``, ``_vectors_for``, ``apply``); :class:`~brain_core.catalog.sqlite.index.Index` and
 :class:`~brain_core.catalog.postgres.index.PgIndex` each write all of them in their own dialect, so a
-statement of one backend can never run on the other (``tests/test_catalog_interface.py`` checks that
+statement of one backend can never run on the other (``tests/catalog/test_catalog_interface.py`` checks that
 this module holds none and that neither class inherits the other).
 """
 

@@ -297,7 +297,7 @@ def _aws_secret(text: str) -> Iterator[tuple[int, int]]:
 
 
 # ------------------------------------------------------------ Aida's own contextual additions
-# Each is small and has its own tests (tests/test_redact_forms.py), with near misses that must
+# Each is small and has its own tests (tests/redact/test_redact_forms.py), with near misses that must
 # stay unmasked.
 
 _FORMAT = re.compile(r"%(?:\([\w.]+\))?[-#0 +]?\d*[sdrifxX]|%[A-Za-z_]\w*%")

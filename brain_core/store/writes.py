@@ -14,7 +14,7 @@ bytes it had (or removes the ones it created), so a failed write leaves no file 
 ``Brain.writing`` opens one with the brain's lock, git and catalog; ``Brain.write`` (a set of
 files and deletions), ``Brain.write_text``, ``Brain.move``, ``Brain.delete`` and
 ``Brain.remember_many`` are made of it, and so is every lifecycle page, meeting transcript,
-watermark and INDEX.md. ``tests/test_one_write_path.py`` fails when a module writes brain files
+watermark and INDEX.md. ``tests/store/test_one_write_path.py`` fails when a module writes brain files
 any other way.
 """
 

@@ -11,7 +11,7 @@ glossary name the biased decode spelled is put only when all of these hold:
 - some unbiased words against it (at most the name's length plus two, near where the alignment
   puts the name) sound and are spelled like the name or one of its aliases (:func:`sound_alike`:
   the letters' similarity and the similarity of their consonant skeletons, Soundex classes,
-  at least :data:`SOUND_ALIKE`, tuned on the tune half of tests/spoken_names.py): "Shivon" ->
+  at least :data:`SOUND_ALIKE`, tuned on the tune half of tests/helpers/spoken_names.py): "Shivon" ->
   "Siobhan", "net letter Q" -> "dead letter queue", "Oh" -> "Owen", never "CI runner" ->
   "Siobhan";
 - and then only those words give way: the words around keep the unbiased decode ("what" never
