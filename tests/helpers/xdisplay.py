@@ -85,12 +85,12 @@ def display_with_tray(size: tuple[int, int] = (1024, 640)) -> Iterator[dict]:
     try:
         procs.append(subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        _wait(lambda: Path(f"/tmp/.X11-unix/X{n}").exists(), 10, "Xvfb")
+        _wait(lambda: Path(f"/tmp/.X11-unix/X{n}").exists(), 30, "Xvfb")
         procs.append(subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "request",
                                        "--height", "32", "--transparent", "true", "--alpha", "0", "--tint", "0x2b2f36",
                                        "--SetDockType", "true", "--SetPartialStrut", "true"],
                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        _wait(lambda: _tray_owned(env), 10, "trayer")
+        _wait(lambda: _tray_owned(env), 30, "trayer")  # a loaded machine starts it slowly
         time.sleep(0.3)
         yield env
     finally:
