@@ -42,4 +42,5 @@ if pytest is not None:
         keyring.core.init_backend()  # re-reads PYTHON_KEYRING_BACKEND
         assert type(keyring.get_keyring()).__name__ == "MemoryKeyring"
         yield MemoryKeyring.store
+        MemoryKeyring.store = {}  # a key set here must not be found by a later test's setup
         keyring.core._keyring_backend = previous
