@@ -56,9 +56,12 @@ class Evidence:
     cosine: float | None
     overlap: float
     conflict: str | None
+    # not a disagreement anyone can name, but not sure they say the same: a word on one side only
+    # (:func:`brain_core.brain.disagreement.unaligned`); such a pair is never folded, nor called a conflict
+    unsure: str | None = None
 
     def duplicate(self, cosine: float = COSINE, overlap: float = OVERLAP) -> bool:
-        if self.conflict is not None:
+        if self.conflict is not None or self.unsure is not None:
             return False
         if self.cosine is None:
             return self.overlap >= LEXICAL_ONLY
@@ -153,9 +156,11 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     elif only_a and only_b:
         conflict = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})"
     else:
-        from brain_core.brain.disagreement import disagreement
+        from brain_core.brain.disagreement import disagreement, unaligned
 
         conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
+        if conflict is None:
+            return Evidence(cosine, overlap, None, unaligned(a, b))  # when in doubt, two records
     return Evidence(cosine, overlap, conflict)
 
 

@@ -169,6 +169,13 @@ def _by_sentence(sh: Shape) -> list[list[Tok]]:
     return list(out.values())
 
 
+def _by_clause(sh: Shape) -> list[list[Tok]]:
+    out: dict[tuple[int, int], list[Tok]] = {}
+    for t in sh.toks:
+        out.setdefault((t.sent, t.seg), []).append(t)
+    return list(out.values())
+
+
 def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> tuple[str, str, str] | None:
     """``(x, w, y)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way too):
     ``x`` and ``y`` two names or two other words, ``w`` said once in each and not a passive ("is
@@ -359,6 +366,12 @@ def disagreement(a: str, b: str) -> str | None:
             if found:
                 x, w, y = (say(t, t) for t in found)
                 return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
+    for x in _by_clause(sa):  # a word said twice in a sentence, once in each clause ("the cache sits in front
+        for y in _by_clause(sb):  # of the database, so reads hit the cache first"): the clauses' order
+            found = _reversal(x, y, shared, names)
+            if found:
+                x, w, y = (say(t, t) for t in found)
+                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
     shared_names = names & shared
     if len(shared_names) >= 2:
         at_a, at_b = _attached(sa, shared_names), _attached(sb, shared_names)
@@ -366,4 +379,170 @@ def disagreement(a: str, b: str) -> str | None:
             if at_a[w] != at_b[w]:
                 return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
                        "in the other"
+    return None
+
+
+# -- content alignment: link only when every informative word of each side is on the other ------------------
+#
+# The checks above find a disagreement they can name. What they cannot name still matters: "owned by the
+# payments team" / "owned by the platform team", "every night" / "every 6 hours", "reports to" / "manages",
+# "in front of" / "behind". :func:`unaligned` is the conservative rule behind them: two texts say the same
+# thing only when every informative word of each (names, numbers, times, nouns, adjectives, verbs, the
+# words of place, time and direction) is on the other side too, after inflections, a few spellings of one
+# word ("db" / "database", "nightly" / "every night", "2pm" / "14:00") and a few frames that say nothing
+# themselves ("use X", "prefer X over Y", "X is handled by Y"). A word on one side only, or a word the
+# other side rejects, means "not sure": the records stay two.
+
+# words that carry no claim of their own: articles, pronouns, the copula and auxiliaries, "and", the
+# prepositions that only attach ("support for Europe" / "European support", "Kotlin on Android" /
+# "Kotlin for Android")
+_FUNCTION = frozenset("""
+a an the this that these those it its they them their theirs we us our ours you your yours i my me he him his she
+her hers one's is are was were be been being am has have had having do does did doing will would shall and or also
+as of for in on at with which who whom whose there here just s t ll ve re d m so both
+""".split())
+# frames that say "this is the choice" or "this is the rule" without adding to what is chosen
+_FRAME = frozenset("""
+user use uses used using prefer prefers preferred preferring choose chooses chose chosen pick picks picked go goes went
+decide decides decided decision rule rules policy convention note always now currently should must please
+""".split())
+# the words of a contrast ("X, not Y", "X rather than Y", "X instead of Y", "X over Y" after a choice):
+# they say nothing once the rejected words of both sides are the same
+_CONTRAST_WORDS = frozenset("not instead rather than place over".split())
+# copulas and auxiliaries before a participle: "is approved by X" turns "X approves" round (order checks above)
+_PASSIVE_AUX = frozenset("is are was were be been being get gets got".split())
+# one meaning, several spellings (each group's first word is the one kept)
+_SYNONYMS = (
+    ("every", "each", "per"), ("before", "then"), ("database", "databases", "db", "dbs"),
+    ("repository", "repositories", "repo", "repos"), ("documentation", "docs", "doc"),
+    ("production", "prod"), ("environment", "environments", "env", "envs"),
+    ("configuration", "config", "configs"), ("depend", "depends", "depended", "rely", "relies", "relied"),
+    ("require", "requires", "required", "need", "needs", "needed"), ("own", "owns", "owned", "belong",
+                                                                      "belongs", "belonged"),
+    ("minute", "minutes", "min", "mins"), ("second", "seconds", "sec", "secs"), ("hour", "hours", "hr", "hrs", "h"),
+    ("millisecond", "milliseconds", "ms"), ("day", "days"), ("week", "weeks"), ("month", "months"),
+    ("year", "years", "annual", "annually", "yearly"), ("begin", "begins", "began", "start", "starts", "started"),
+    ("large", "big", "bigger", "larger"), ("small", "smaller", "little"), ("fast", "quick", "faster", "quicker"),
+)
+# irregular forms of common verbs, so "written" meets "write" and "led" meets "lead"
+_IRREGULAR = {"written": "write", "wrote": "write", "led": "lead", "shown": "show", "took": "take", "taken": "take",
+              "ran": "run", "went": "go", "gone": "go", "got": "get", "gotten": "get", "gave": "give", "given": "give",
+              "made": "make", "kept": "keep", "held": "hold", "built": "build", "sent": "send", "spent": "spend",
+              "left": "leave", "met": "meet", "paid": "pay", "read": "read", "run": "run", "sat": "sit",
+              "set": "set", "told": "tell", "thought": "think", "brought": "bring", "bought": "buy",
+              "caught": "catch", "chose": "choose", "chosen": "choose", "began": "begin", "begun": "begin",
+              "broke": "break", "broken": "break", "drove": "drive", "driven": "drive", "fell": "fall",
+              "found": "find", "froze": "freeze", "frozen": "freeze", "grew": "grow", "grown": "grow", "hid": "hide",
+              "hidden": "hide", "knew": "know", "known": "know", "lost": "lose", "meant": "mean", "rode": "ride",
+              "rose": "rise", "saw": "see", "seen": "see", "sold": "sell", "shut": "shut", "stood": "stand",
+              "taught": "teach", "understood": "understand", "woke": "wake", "won": "win", "wound": "wind"}
+# "to" after these is the infinitive's ("decided to keep"), not a direction
+_INFINITIVE_BEFORE = frozenset("need needs needed want wants wanted decide decides decided choose chose chosen prefer "
+                               "prefers preferred have has had ought going used try tries tried plan plans "
+                               "planned agree agreed".split())
+_ADVERB_EVERY = {"nightly": "night", "daily": "day", "weekly": "week", "monthly": "month", "hourly": "hour",
+                 "yearly": "year", "annually": "year", "quarterly": "quarter"}
+_ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "mr": ("merge", "request")}
+_WEEKDAYS = ("monday tuesday wednesday thursday friday saturday sunday").split()
+_MONTH_NAMES = ("january february march april may june july august september october november december").split()
+_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?![\w])|\b(\d{1,2}):(\d{2})\b", re.I)
+_UNIT_GLUED = re.compile(r"\b(\d+(?:\.\d+)?)(ms|s|m|h|d|w|kb|mb|gb|tb|k)\b", re.I)
+_UNITS = {"ms": "millisecond", "s": "second", "m": "minute", "h": "hour", "d": "day", "w": "week"}
+
+
+@lru_cache(maxsize=1)
+def _synonym_map() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for group in _SYNONYMS:
+        head = _canon(group[0])
+        for w in group:
+            out[_canon(w)] = head
+            out[w] = head
+    return out
+
+
+def _time(m: re.Match) -> str:
+    if m.group(4):
+        return f" {int(m.group(4)):02d}:{m.group(5)} "
+    hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
+    return f" {hour:02d}:{m.group(2) or '00'} "
+
+
+def _content(text: str) -> list[str]:
+    """The informative words of ``text`` in order, each as its canonical form."""
+    text = _TIME.sub(_time, text or "")
+    text = re.sub(r"\bnoon\b", " 12:00 ", text, flags=re.I)
+    text = re.sub(r"\bmidnight\b", " 00:00 ", text, flags=re.I)
+    text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
+    text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
+                  text, flags=re.I)  # what the sentence says already
+    text = re.sub(r"\b(run|runs|running|ran)\s+on\b", "uses", text, flags=re.I)  # "runs on Redis": uses Redis
+    contrast = bool(shape(text).rejected)
+    syn = _synonym_map()
+    spans = [(m.group(0), m.start()) for m in _TOKEN.finditer(text)]
+    raws = [r for r, _ in spans]
+    breaks = [m.end() for m in _SENTENCE.finditer(text)]
+    out: list[str] = []
+    passive = belong = -1  # the sentence in which a passive "by" / a "belongs to" was seen
+    for i, (raw, at) in enumerate(spans):
+        sent = sum(1 for b in breaks if b <= at)
+        low = raw.lower().strip("'.-")
+        if low.endswith("'s"):
+            low = low[:-2]
+        low = _IRREGULAR.get(low, low)
+        if not low or low in _FUNCTION or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
+            continue
+        prev = raws[i - 1].lower() if i else ""
+        if low == "by" and (prev in _PASSIVE_AUX or prev in _IRREGULAR or re.search(r"(?:ed|en|wn)$", prev)
+                            or passive == sent):
+            passive = sent
+            continue  # "approved by Tomasz" (and "..., the Warsaw team by Tomasz"): the passive, whose order the checks above read
+        if low == "to" and (_canon(prev) == "belong" or belong == sent):
+            belong = sent
+            continue  # "belongs to X" (and "..., the billing service to Owen"): X owns it
+        if low == "to" and prev in _INFINITIVE_BEFORE:
+            continue
+        if low == "from" and "to" in (r.lower() for r in raws[i + 1:]):
+            continue  # "from June 3 to June 6" / "June 3 to 6": the "to" says it (and is matched)
+        if low in _ADVERB_EVERY:
+            out += ["every", _ADVERB_EVERY[low]]
+            continue
+        if low in _ABBREVIATIONS:
+            out += list(_ABBREVIATIONS[low])
+            continue
+        if low.endswith("s") and low[:-1] in _WEEKDAYS:  # "Mondays": every Monday
+            out += ["every", low[:-1]]
+            continue
+        if len(low) >= 3 and any(m.startswith(low) for m in _MONTH_NAMES) and (low in _MONTH_NAMES or len(low) == 3) \
+                and raw[:1].isupper():
+            out.append(next(m for m in _MONTH_NAMES if m.startswith(low)))
+            continue
+        if re.fullmatch(r"\d+(?:,\d{3})+", low):
+            low = low.replace(",", "")
+        if re.fullmatch(r"\d+[-\u2013]\d+", low):  # "3-6": 3 to 6
+            lo, hi = re.split(r"[-\u2013]", low)
+            out += [lo, "to", hi]
+            continue
+        c = low if re.search(r"\d", low) else _canon(low)
+        out.append(syn.get(low) or syn.get(c) or c)
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or (a.isalpha() and b.isalpha() and min(len(a), len(b)) >= 5 and a[:5] == b[:5])
+
+
+def unaligned(a: str, b: str) -> str | None:
+    """Why ``a`` and ``b`` may not say the same thing: an informative word on one side only, or a
+    different choice rejected; None when every word of each is on the other side."""
+    ca, cb = _content(a), _content(b)
+    only_a = [w for w in dict.fromkeys(ca) if not any(_same(w, o) for o in cb)]
+    only_b = [w for w in dict.fromkeys(cb) if not any(_same(w, o) for o in ca)]
+    if only_a or only_b:
+        return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    syn = _synonym_map()
+    ra = {syn.get(w, w) for w in shape(a).rejected}
+    rb = {syn.get(w, w) for w in shape(b).rejected}
+    if any(not any(_same(w, o) for o in rb) for w in ra) or any(not any(_same(w, o) for o in ra) for w in rb):
+        return "not the same words rejected"
     return None
