@@ -440,6 +440,7 @@ _IRREGULAR = {"written": "write", "wrote": "write", "led": "lead", "shown": "sho
 _INFINITIVE_BEFORE = frozenset("need needs needed want wants wanted decide decides decided choose chose chosen prefer "
                                "prefers preferred have has had ought going used try tries tried plan plans "
                                "planned agree agreed".split())
+_PERIODS = frozenset("second minute hour day week month year".split())
 _ADVERB_EVERY = {"nightly": "night", "daily": "day", "weekly": "week", "monthly": "month", "hourly": "hour",
                  "yearly": "year", "annually": "year", "quarterly": "quarter"}
 _ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "mr": ("merge", "request")}
@@ -490,6 +491,9 @@ def _content(text: str) -> list[str]:
         if low.endswith("'s"):
             low = low[:-2]
         low = _IRREGULAR.get(low, low)
+        if low in ("a", "an") and i + 1 < len(raws) and _synonym_map().get(raws[i + 1].lower()) in _PERIODS:
+            out.append("every")  # "100 requests a minute": per minute
+            continue
         if not low or low in _FUNCTION or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
             continue
         prev = raws[i - 1].lower() if i else ""
@@ -502,8 +506,8 @@ def _content(text: str) -> list[str]:
             continue  # "belongs to X" (and "..., the billing service to Owen"): X owns it
         if low == "to" and prev in _INFINITIVE_BEFORE:
             continue
-        if low == "from" and "to" in (r.lower() for r in raws[i + 1:]):
-            continue  # "from June 3 to June 6" / "June 3 to 6": the "to" says it (and is matched)
+        if low in ("number", "no", "#") and i + 1 < len(raws) and raws[i + 1].isdigit():
+            continue  # "fact number 2": fact 2
         if low in _ADVERB_EVERY:
             out += ["every", _ADVERB_EVERY[low]]
             continue
@@ -538,6 +542,8 @@ def unaligned(a: str, b: str) -> str | None:
     ca, cb = _content(a), _content(b)
     only_a = [w for w in dict.fromkeys(ca) if not any(_same(w, o) for o in cb)]
     only_b = [w for w in dict.fromkeys(cb) if not any(_same(w, o) for o in ca)]
+    if "to" in ca and "to" in cb:  # "from MySQL to PostgreSQL" / "MySQL to PostgreSQL": the "to" says it
+        only_a, only_b = [w for w in only_a if w != "from"], [w for w in only_b if w != "from"]
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
     syn = _synonym_map()
