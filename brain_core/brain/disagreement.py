@@ -379,7 +379,7 @@ def disagreement(a: str, b: str) -> str | None:
             if at_a[w] != at_b[w]:
                 return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
                        "in the other"
-    return None
+    return substitution(a, b)
 
 
 # -- content alignment: link only when every informative word of each side is on the other ------------------
@@ -552,3 +552,40 @@ def unaligned(a: str, b: str) -> str | None:
     if any(not any(_same(w, o) for o in rb) for w in ra) or any(not any(_same(w, o) for o in ra) for w in rb):
         return "not the same words rejected"
     return None
+
+
+def substitution(a: str, b: str) -> str | None:
+    """One or two informative words of ``a`` put in place of others in ``b``, all else the same and in
+    the same order ("owned by the payments team" / "by the platform team", "every night" / "every 6
+    hours", "reports to" / "manages"): a changed value, so a disagreement, not a doubt."""
+    ca, cb = _content(a), _content(b)
+    i = 0
+    while i < min(len(ca), len(cb)) and _same(ca[i], cb[i]):
+        i += 1
+    j = 0
+    while j < min(len(ca), len(cb)) - i and _same(ca[-1 - j], cb[-1 - j]):
+        j += 1
+    mid_a, mid_b = ca[i:len(ca) - j], cb[i:len(cb) - j]
+    if not (mid_a and mid_b) or len(mid_a) > 2 or len(mid_b) > 2 or i + j == 0:
+        return None
+    if any(_same(w, o) for w in mid_a for o in cb) or any(_same(w, o) for w in mid_b for o in ca):
+        return None
+    value = any(ch.isdigit() for w in mid_a + mid_b for ch in w)  # "every night" / "every 6 hours"
+    modifier = len(mid_a) == len(mid_b) == 1 and i > 0 and j > 0 and ca[len(ca) - j].isalpha() and \
+        ca[len(ca) - j] not in BINDERS  # "the payments team" / "the platform team": another owner
+    if not (value or modifier):
+        return None  # "runs" / "starts": maybe only another verb for it (unaligned says: not sure)
+    say_a = " ".join(_spelled(a, w) for w in mid_a)
+    say_b = " ".join(_spelled(b, w) for w in mid_b)
+    return f"{say_a} in one, {say_b} in the other"
+
+
+def _spelled(text: str, w: str) -> str:
+    """The word of ``text`` whose canonical form is ``w``, as written (``w`` itself when none is)."""
+    for m in _TOKEN.finditer(text or ""):
+        raw = m.group(0)
+        low = raw.lower().strip("'.-")
+        low = low[:-2] if low.endswith("'s") else low
+        if low == w or _canon(_IRREGULAR.get(low, low)) == w or _synonym_map().get(low) == w:
+            return raw[:-2] if raw.endswith("'s") else raw
+    return w
