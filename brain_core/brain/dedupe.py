@@ -149,7 +149,12 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     conflict = None
     only_a = ta.salient - _matched(ta.salient, tb.words | tb.salient)
     only_b = tb.salient - _matched(tb.salient, ta.words | ta.salient)
-    if ta.numbers and tb.numbers and ta.numbers != tb.numbers:
+    numbers_differ = bool(ta.numbers and tb.numbers and ta.numbers != tb.numbers)
+    if numbers_differ:
+        from brain_core.brain.disagreement import clock
+
+        numbers_differ = terms(clock(a)).numbers != terms(clock(b)).numbers  # "2am" / "02:00": one time
+    if numbers_differ:
         conflict = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})"
     elif ta.negated != tb.negated:
         conflict = "one is negated"

@@ -135,6 +135,8 @@ def shape(text: str) -> Shape:
             if low in _DROP or (low in STOPWORDS and low not in BINDERS):
                 continue
             c = ("before" if low == "then" else low) if low in BINDERS else _canon(raw)  # "X, then Y": X before Y
+            if re.fullmatch(r"\d{1,2}(?::\d\d)?[ap]m|\d{1,2}:\d\d", low):
+                c = clock(low).strip()  # "2am" / "02:00": one time, still said as written
             if not c:
                 continue
             binder = low in BINDERS
@@ -469,11 +471,16 @@ def _time(m: re.Match) -> str:
     return f" {hour:02d}:{m.group(2) or '00'} "
 
 
-def _content(text: str) -> list[str]:
-    """The informative words of ``text`` in order, each as its canonical form."""
+def clock(text: str) -> str:
+    """``text`` with its times of day written one way: "2pm", "2 p.m." and "14:00" all as "14:00"."""
     text = _TIME.sub(_time, text or "")
     text = re.sub(r"\bnoon\b", " 12:00 ", text, flags=re.I)
-    text = re.sub(r"\bmidnight\b", " 00:00 ", text, flags=re.I)
+    return re.sub(r"\bmidnight\b", " 00:00 ", text, flags=re.I)
+
+
+def _content(text: str) -> list[str]:
+    """The informative words of ``text`` in order, each as its canonical form."""
+    text = clock(text)
     text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
     text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
                   text, flags=re.I)  # what the sentence says already
@@ -491,7 +498,7 @@ def _content(text: str) -> list[str]:
         if low.endswith("'s"):
             low = low[:-2]
         low = _IRREGULAR.get(low, low)
-        if low in ("a", "an") and i + 1 < len(raws) and _synonym_map().get(raws[i + 1].lower()) in _PERIODS:
+        if low in ("a", "an") and i + 1 < len(raws) and _canon(raws[i + 1]) in {_canon(p) for p in _PERIODS}:
             out.append("every")  # "100 requests a minute": per minute
             continue
         if not low or low in _FUNCTION or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
