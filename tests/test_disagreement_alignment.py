@@ -23,6 +23,11 @@ APART = [
     ("another placement", "The proxy sits in front of the web servers.", "The proxy sits behind the web servers."),
     ("a unit on one side only", "The upload limit is 10 per user.", "The upload limit is 10 GB per user."),
     ("a word added", "Tomasz reviews the billing changes.", "Tomasz reviews the urgent billing changes."),
+    ("another team, one stem apart", "The product team owns the roadmap.", "The production team owns the roadmap."),
+    ("a habit that ended", "We used to deploy on Fridays.", "We deploy on Fridays."),
+    ("a plan, not yet a fact", "We will migrate the queue to Kafka.", "We migrated the queue to Kafka."),
+    ("a limit turned round", "The cron job runs at least once a day.", "The cron job runs at most once a day."),
+    ("a quantifier on one side only", "Only admins can delete projects.", "Admins can delete projects."),
 ]
 # (a, b): the same fact in other words; every informative word of each is on the other side
 SAME = [
