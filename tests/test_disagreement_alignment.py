@@ -28,6 +28,8 @@ APART = [
     ("a plan, not yet a fact", "We will migrate the queue to Kafka.", "We migrated the queue to Kafka."),
     ("a limit turned round", "The cron job runs at least once a day.", "The cron job runs at most once a day."),
     ("a quantifier on one side only", "Only admins can delete projects.", "Admins can delete projects."),
+    ("once so, now so", "Owen was the release manager.", "Owen is the release manager."),
+    ("a choice, not both", "Store sessions in Redis or Memcached.", "Store sessions in Redis and Memcached."),
 ]
 # (a, b): the same fact in other words; every informative word of each is on the other side
 SAME = [

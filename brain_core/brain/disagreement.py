@@ -400,7 +400,7 @@ def disagreement(a: str, b: str) -> str | None:
 # "Kotlin for Android")
 _FUNCTION = frozenset("""
 a an the this that these those it its they them their theirs we us our ours you your yours i my me he him his she
-her hers one's is are was were be been being am has have had having do does did doing will would shall and or also
+her hers one's is are was were be been being am has have had having do does did doing will would shall and also
 as of for in on at with which who whom whose there here just s t ll ve re d m so both
 """.split())
 # frames that say "this is the choice" or "this is the rule" without adding to what is chosen
@@ -592,6 +592,22 @@ def _content(text: str) -> list[str]:
     return out
 
 
+_PAST = frozenset("was were had".split())
+_PRESENT = frozenset("is are am has have".split())
+
+
+def _tense(text: str) -> set:
+    """"past" and/or "present", for the copulas and "has"/"had" that ``text`` says."""
+    out = set()
+    for m in _TOKEN.finditer(text or ""):
+        low = m.group(0).lower()
+        if low in _PAST:
+            out.add("past")
+        elif low in _PRESENT:
+            out.add("present")
+    return out
+
+
 def _same(a: str, b: str) -> bool:
     return a == b
 
@@ -611,6 +627,9 @@ def unaligned(a: str, b: str) -> str | None:
         only_a, only_b = [w for w in only_a if w != "from"], [w for w in only_b if w != "from"]
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    ta, tb = _tense(a), _tense(b)
+    if len(ta) == len(tb) == 1 and ta != tb:
+        return f"another tense ({', '.join(ta)} / {', '.join(tb)})"  # "Owen was the lead" / "Owen is the lead"
     syn = _synonym_map()
     ra = {syn.get(w, w) for w in shape(a).rejected}
     rb = {syn.get(w, w) for w in shape(b).rejected}
