@@ -10,8 +10,11 @@ Two records are **near-duplicates** when all of these hold:
   whole, which is how names such as "Datadog" and "Grafana" look), no different numbers, and both
   or neither negated.
 
-- the words say it in the same order and with the same contrast (:func:`brain_core.brain.conflicts.disagreement`):
-  "Siobhan reviews Tomasz's pull requests" and "Tomasz reviews Siobhan's" share every word and disagree.
+- the words say it in the same order and with the same contrast (:func:`brain_core.brain.disagreement.disagreement`):
+  "Siobhan reviews Tomasz's pull requests" and "Tomasz reviews Siobhan's" share every word and disagree;
+- every informative word of each is on the other side (:func:`brain_core.brain.disagreement.unaligned`):
+  "owned by the payments team" / "by the platform team", "every night" / "every 6 hours" are not
+  sure to be one fact, so they are never folded (``Evidence.unsure``), though nothing names a conflict.
 
 The last checks are what keep "we chose Datadog for monitoring" and "we chose Grafana for
 monitoring" apart, which are close in meaning to any sentence model. The thresholds were chosen
