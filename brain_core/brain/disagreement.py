@@ -7,6 +7,11 @@ not Redis". Compared as sets of words they are the same; :func:`disagreement` lo
 and the contrast that bind them, and :func:`brain_core.brain.dedupe.compare` treats what it finds as a
 conflict, so such a pair is never folded into one record, nor collapsed in an answer.
 
+What it cannot name still keeps two texts apart: :func:`unaligned` (below) says "not sure" when an
+informative word of one is not on the other side ("the payments team" / "the platform team", "every
+night" / "every 6 hours", "reports to" / "manages"), and :func:`substitution` calls a word or two put in
+place of others, all else the same, a disagreement.
+
 It finds three things, in this order:
 
 - **contrast reversed**: a word one side affirms and the other rejects, where a rejection is what
@@ -526,8 +531,13 @@ def clock(text: str) -> str:
     return re.sub(r"\bmidnight\b", " 00:00 ", text, flags=re.I)
 
 
-def _content(text: str) -> list[str]:
+@lru_cache(maxsize=32768)
+def _content(text: str) -> tuple[str, ...]:
     """The informative words of ``text`` in order, each as its canonical form."""
+    return tuple(_content_words(text))
+
+
+def _content_words(text: str) -> list[str]:
     text = clock(text)
     text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
     text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
