@@ -42,7 +42,7 @@ _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 _OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
 _REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
-                     r"|\b(?:switch|migrat)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
+                     r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
@@ -635,6 +635,11 @@ def unaligned(a: str, b: str) -> str | None:
     only_b = [w for w in dict.fromkeys(cb) if not any(_same(w, o) for o in ca)]
     if "to" in ca and "to" in cb:  # "from MySQL to PostgreSQL" / "MySQL to PostgreSQL": the "to" says it
         only_a, only_b = [w for w in only_a if w != "from"], [w for w in only_b if w != "from"]
+    for mine, seq in ((only_a, ca), (only_b, cb)):  # "A runs first, before B": "before" says it
+        if _key("first") in mine and _key("before") in seq:
+            mine.remove(_key("first"))
+        if _key("last") in mine and _key("after") in seq:
+            mine.remove(_key("last"))
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
     ta, tb = _tense(a), _tense(b)
