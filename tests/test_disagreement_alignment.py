@@ -90,7 +90,9 @@ def test_a_changed_owner_from_another_agent_is_its_own_record_and_a_conflict(bra
     assert {s.record.profile for s in conflict.sides} == {"claude", "codex"}
     assert "payments" in conflict.why and "platform" in conflict.why
     assert main(["--brain", root, "ask", "who owns the billing service?"]) == 0
-    assert "Two of your records disagree" in capsys.readouterr().out
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Two of your records disagree"))
+    assert line.startswith("Two of your records disagree: Codex (")  # the newer first
+    assert ": platform; Claude (" in line and line.endswith(": payments.")
 
 
 def test_a_schedule_said_by_one_agent_only_is_not_folded_into_the_other(brain):

@@ -657,6 +657,12 @@ def substitution(a: str, b: str) -> str | None:
     """One or two informative words of ``a`` put in place of others in ``b``, all else the same and in
     the same order ("owned by the payments team" / "by the platform team", "every night" / "every 6
     hours", "reports to" / "manages"): a changed value, so a disagreement, not a doubt."""
+    got = substituted(a, b)
+    return f"{got[0]} in one, {got[1]} in the other" if got else None
+
+
+def substituted(a: str, b: str) -> tuple[str, str] | None:
+    """The words of :func:`substitution`, as each text writes them ("payments", "platform")."""
     ca, cb = _content(a), _content(b)
     i = 0
     while i < min(len(ca), len(cb)) and _same(ca[i], cb[i]):
@@ -674,9 +680,7 @@ def substitution(a: str, b: str) -> str | None:
         ca[len(ca) - j] not in BINDERS  # "the payments team" / "the platform team": another owner
     if not (value or modifier):
         return None  # "runs" / "starts": maybe only another verb for it (unaligned says: not sure)
-    say_a = " ".join(_spelled(a, w) for w in mid_a)
-    say_b = " ".join(_spelled(b, w) for w in mid_b)
-    return f"{say_a} in one, {say_b} in the other"
+    return " ".join(_spelled(a, w) for w in mid_a), " ".join(_spelled(b, w) for w in mid_b)
 
 
 def _spelled(text: str, w: str) -> str:
