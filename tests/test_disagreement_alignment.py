@@ -65,6 +65,13 @@ def test_a_placement_or_a_relation_turned_round_is_a_conflict_even_with_words_sa
     a, b = "Search depends on indexing: the search team relies on the indexing team.", \
         "The indexing team depends on the search team."
     assert compare(a, b, 0.86).conflict
+    # owners swapped across two sentences whose head word ("team") is said in both
+    a, b = "The payments team is on call this week; the platform team next week.", \
+        "The platform team is on call this week; the payments team next week."
+    assert "goes with" in compare(a, b, 0.97).conflict
+    # a sentence split in two is no swap
+    assert compare("Owen is on call this week and Siobhan is on call next week.",
+                   "This week Owen is on call; next week it is Siobhan.", 0.9).conflict is None
 
 
 def test_a_value_put_in_place_of_another_is_a_disagreement_and_a_new_verb_only_a_doubt():

@@ -315,6 +315,28 @@ def _attached(sh: Shape, names: set) -> dict[str, str]:
     return out
 
 
+def _regrouped(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
+    """``(t, x, y)``: a word said once in each text whose sentence holds ``x`` (and not ``y``) in one and
+    ``y`` (and not ``x``) in the other, all three said once in each ("The payments team is on call this
+    week; the platform team next week" / the teams swapped): the sentences were not only split or
+    joined, their words changed partners."""
+    def once(sh: Shape) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for t in sh.toks:
+            counts[t.canon] = counts.get(t.canon, 0) + 1
+        return {t.canon: t.sent for t in sh.toks if counts[t.canon] == 1 and not t.binder}
+
+    oa, ob = once(sa), once(sb)
+    common = sorted(set(oa) & set(ob))
+    for t in common:
+        with_a = {u for u in common if u != t and oa[u] == oa[t]}
+        with_b = {u for u in common if u != t and ob[u] == ob[t]}
+        lost, gained = sorted(with_a - with_b), sorted(with_b - with_a)
+        if lost and gained:
+            return t, lost[0], gained[0]
+    return None
+
+
 @lru_cache(maxsize=32768)
 def disagreement(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` do not say the same thing although they share their words, or None."""
@@ -386,6 +408,10 @@ def disagreement(a: str, b: str) -> str | None:
             if at_a[w] != at_b[w]:
                 return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
                        "in the other"
+    moved = _regrouped(sa, sb)
+    if moved:
+        t, x, y = (say(w, w) for w in moved)
+        return f"{t!r} goes with {x} in one and with {y} in the other"
     return substitution(a, b)
 
 
