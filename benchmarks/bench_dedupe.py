@@ -44,12 +44,17 @@ def predicate_at(rev: str):
     import subprocess
     import types
 
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:brain_core/brain/dedupe.py"], check=True,
-                         capture_output=True, text=True).stdout
+    for path in ("brain_core/brain/dedupe.py", "brain_core/dedupe.py"):  # the module's place then and now
+        got = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True, text=True)
+        if got.returncode == 0:
+            break
+    else:
+        raise SystemExit(f"no dedupe.py at {rev}")
+    src = got.stdout
     mod = types.ModuleType("brain_core._dedupe_before")
     mod.__package__ = "brain_core"
     sys.modules[mod.__name__] = mod
-    exec(compile(src, f"{rev}:brain_core/brain/dedupe.py", "exec"), mod.__dict__)
+    exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)
     return mod.compare
 
 

@@ -205,9 +205,14 @@ def _when(rec, other) -> str:
 
 
 def gist(rec, other) -> str:
-    """What ``rec`` says that ``other`` does not, short: its own names ("Redis"), else its first sentence."""
+    """What ``rec`` says that ``other`` does not, short: the words it has in place of the other's
+    ("payments" / "platform"), its own names ("Redis"), else its first sentence."""
+    from brain_core.brain.disagreement import substituted
     from brain_core.text.words import first_sentence
 
+    swapped = substituted(rec.body, other.body)  # "payments" / "platform", "night" / "6 hours"
+    if swapped:
+        return swapped[0]
     sa, sb = shape(rec.body), shape(other.body)
     mine = [t for t in sa.toks if t.canon in sa.affirmed and (t.name or t.unknown)
             and t.canon not in sb.affirmed]

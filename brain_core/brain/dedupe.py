@@ -10,8 +10,11 @@ Two records are **near-duplicates** when all of these hold:
   whole, which is how names such as "Datadog" and "Grafana" look), no different numbers, and both
   or neither negated.
 
-- the words say it in the same order and with the same contrast (:func:`brain_core.brain.conflicts.disagreement`):
-  "Siobhan reviews Tomasz's pull requests" and "Tomasz reviews Siobhan's" share every word and disagree.
+- the words say it in the same order and with the same contrast (:func:`brain_core.brain.disagreement.disagreement`):
+  "Siobhan reviews Tomasz's pull requests" and "Tomasz reviews Siobhan's" share every word and disagree;
+- every informative word of each is on the other side (:func:`brain_core.brain.disagreement.unaligned`):
+  "owned by the payments team" / "by the platform team", "every night" / "every 6 hours" are not
+  sure to be one fact, so they are never folded (``Evidence.unsure``), though nothing names a conflict.
 
 The last checks are what keep "we chose Datadog for monitoring" and "we chose Grafana for
 monitoring" apart, which are close in meaning to any sentence model. The thresholds were chosen
@@ -56,9 +59,12 @@ class Evidence:
     cosine: float | None
     overlap: float
     conflict: str | None
+    # not a disagreement anyone can name, but not sure they say the same: a word on one side only
+    # (:func:`brain_core.brain.disagreement.unaligned`); such a pair is never folded, nor called a conflict
+    unsure: str | None = None
 
     def duplicate(self, cosine: float = COSINE, overlap: float = OVERLAP) -> bool:
-        if self.conflict is not None:
+        if self.conflict is not None or self.unsure is not None:
             return False
         if self.cosine is None:
             return self.overlap >= LEXICAL_ONLY
@@ -146,16 +152,23 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     conflict = None
     only_a = ta.salient - _matched(ta.salient, tb.words | tb.salient)
     only_b = tb.salient - _matched(tb.salient, ta.words | ta.salient)
-    if ta.numbers and tb.numbers and ta.numbers != tb.numbers:
+    numbers_differ = bool(ta.numbers and tb.numbers and ta.numbers != tb.numbers)
+    if numbers_differ:
+        from brain_core.brain.disagreement import clock
+
+        numbers_differ = terms(clock(a)).numbers != terms(clock(b)).numbers  # "2am" / "02:00": one time
+    if numbers_differ:
         conflict = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})"
     elif ta.negated != tb.negated:
         conflict = "one is negated"
     elif only_a and only_b:
         conflict = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})"
     else:
-        from brain_core.brain.disagreement import disagreement
+        from brain_core.brain.disagreement import disagreement, unaligned
 
         conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
+        if conflict is None:
+            return Evidence(cosine, overlap, None, unaligned(a, b))  # when in doubt, two records
     return Evidence(cosine, overlap, conflict)
 
 

@@ -7,6 +7,11 @@ not Redis". Compared as sets of words they are the same; :func:`disagreement` lo
 and the contrast that bind them, and :func:`brain_core.brain.dedupe.compare` treats what it finds as a
 conflict, so such a pair is never folded into one record, nor collapsed in an answer.
 
+What it cannot name still keeps two texts apart: :func:`unaligned` (below) says "not sure" when an
+informative word of one is not on the other side ("the payments team" / "the platform team", "every
+night" / "every 6 hours", "reports to" / "manages"), and :func:`substitution` calls a word or two put in
+place of others, all else the same, a disagreement.
+
 It finds three things, in this order:
 
 - **contrast reversed**: a word one side affirms and the other rejects, where a rejection is what
@@ -37,7 +42,7 @@ _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 _OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
 _REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
-                     r"|\b(?:switch|migrat)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
+                     r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
@@ -135,6 +140,8 @@ def shape(text: str) -> Shape:
             if low in _DROP or (low in STOPWORDS and low not in BINDERS):
                 continue
             c = ("before" if low == "then" else low) if low in BINDERS else _canon(raw)  # "X, then Y": X before Y
+            if re.fullmatch(r"\d{1,2}(?::\d\d)?[ap]m|\d{1,2}:\d\d", low):
+                c = clock(low).strip()  # "2am" / "02:00": one time, still said as written
             if not c:
                 continue
             binder = low in BINDERS
@@ -166,6 +173,13 @@ def _by_sentence(sh: Shape) -> list[list[Tok]]:
     out: dict[int, list[Tok]] = {}
     for t in sh.toks:
         out.setdefault(t.sent, []).append(t)
+    return list(out.values())
+
+
+def _by_clause(sh: Shape) -> list[list[Tok]]:
+    out: dict[tuple[int, int], list[Tok]] = {}
+    for t in sh.toks:
+        out.setdefault((t.sent, t.seg), []).append(t)
     return list(out.values())
 
 
@@ -301,6 +315,28 @@ def _attached(sh: Shape, names: set) -> dict[str, str]:
     return out
 
 
+def _regrouped(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
+    """``(t, x, y)``: a word said once in each text whose sentence holds ``x`` (and not ``y``) in one and
+    ``y`` (and not ``x``) in the other, all three said once in each ("The payments team is on call this
+    week; the platform team next week" / the teams swapped): the sentences were not only split or
+    joined, their words changed partners."""
+    def once(sh: Shape) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for t in sh.toks:
+            counts[t.canon] = counts.get(t.canon, 0) + 1
+        return {t.canon: t.sent for t in sh.toks if counts[t.canon] == 1 and not t.binder}
+
+    oa, ob = once(sa), once(sb)
+    common = sorted(set(oa) & set(ob))
+    for t in common:
+        with_a = {u for u in common if u != t and oa[u] == oa[t]}
+        with_b = {u for u in common if u != t and ob[u] == ob[t]}
+        lost, gained = sorted(with_a - with_b), sorted(with_b - with_a)
+        if lost and gained:
+            return t, lost[0], gained[0]
+    return None
+
+
 @lru_cache(maxsize=32768)
 def disagreement(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` do not say the same thing although they share their words, or None."""
@@ -359,6 +395,12 @@ def disagreement(a: str, b: str) -> str | None:
             if found:
                 x, w, y = (say(t, t) for t in found)
                 return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
+    for x in _by_clause(sa):  # a word said twice in a sentence, once in each clause ("the cache sits in front
+        for y in _by_clause(sb):  # of the database, so reads hit the cache first"): the clauses' order
+            found = _reversal(x, y, shared, names)
+            if found:
+                x, w, y = (say(t, t) for t in found)
+                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
     shared_names = names & shared
     if len(shared_names) >= 2:
         at_a, at_b = _attached(sa, shared_names), _attached(sb, shared_names)
@@ -366,4 +408,313 @@ def disagreement(a: str, b: str) -> str | None:
             if at_a[w] != at_b[w]:
                 return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
                        "in the other"
+    moved = _regrouped(sa, sb)
+    if moved:
+        t, x, y = (say(w, w) for w in moved)
+        return f"{t!r} goes with {x} in one and with {y} in the other"
+    return substitution(a, b)
+
+
+# -- content alignment: link only when every informative word of each side is on the other ------------------
+#
+# The checks above find a disagreement they can name. What they cannot name still matters: "owned by the
+# payments team" / "owned by the platform team", "every night" / "every 6 hours", "reports to" / "manages",
+# "in front of" / "behind". :func:`unaligned` is the conservative rule behind them: two texts say the same
+# thing only when every informative word of each (names, numbers, times, nouns, adjectives, verbs, the
+# words of place, time and direction) is on the other side too, after inflections, a few spellings of one
+# word ("db" / "database", "nightly" / "every night", "2pm" / "14:00") and a few frames that say nothing
+# themselves ("use X", "prefer X over Y", "X is handled by Y"). A word on one side only, or a word the
+# other side rejects, means "not sure": the records stay two.
+
+# words that carry no claim of their own: articles, pronouns, the copula and auxiliaries, "and", the
+# prepositions that only attach ("support for Europe" / "European support", "Kotlin on Android" /
+# "Kotlin for Android")
+_FUNCTION = frozenset("""
+a an the this that these those it its they them their theirs we us our ours you your yours i my me he him his she
+her hers one's is are was were be been being am has have had having do does did doing will would shall and also
+as of for in on at with which who whom whose there here just s t ll ve re d m so both
+""".split())
+# frames that say "this is the choice" or "this is the rule" without adding to what is chosen
+_FRAME = frozenset("""
+user use uses used using prefer prefers preferred preferring choose chooses chose chosen pick picks picked go goes went
+decide decides decided decision rule rules policy convention note always now currently should must please
+""".split())
+# the words of a contrast ("X, not Y", "X rather than Y", "X instead of Y", "X over Y" after a choice):
+# they say nothing once the rejected words of both sides are the same
+_CONTRAST_WORDS = frozenset("not instead rather than place over".split())
+# copulas and auxiliaries before a participle: "is approved by X" turns "X approves" round (order checks above)
+_PASSIVE_AUX = frozenset("is are was were be been being get gets got".split())
+# one meaning, several spellings (each group's first word is the one kept)
+_SYNONYMS = (
+    ("every", "each", "per"), ("before", "then"), ("database", "databases", "db", "dbs"),
+    ("repository", "repositories", "repo", "repos"), ("documentation", "docs", "doc"),
+    ("production", "prod"), ("environment", "environments", "env", "envs"),
+    ("configuration", "config", "configs"), ("depend", "depends", "depended", "rely", "relies", "relied"),
+    ("require", "requires", "required", "need", "needs", "needed"), ("own", "owns", "owned", "belong",
+                                                                      "belongs", "belonged"),
+    ("minute", "minutes", "min", "mins"), ("second", "seconds", "sec", "secs"), ("hour", "hours", "hr", "hrs", "h"),
+    ("millisecond", "milliseconds", "ms"), ("day", "days"), ("week", "weeks"), ("month", "months"),
+    ("year", "years", "annual", "annually", "yearly"), ("begin", "begins", "began", "start", "starts", "started"),
+    ("large", "big"), ("small", "little"), ("fast", "quick"), ("larger", "bigger"),
+    ("faster", "quicker"),
+)
+# irregular forms of common verbs, so "written" meets "write" and "led" meets "lead"
+_IRREGULAR = {"goes": "go", "written": "write", "wrote": "write", "led": "lead", "shown": "show", "took": "take", "taken": "take",
+              "ran": "run", "went": "go", "gone": "go", "got": "get", "gotten": "get", "gave": "give", "given": "give",
+              "made": "make", "kept": "keep", "held": "hold", "built": "build", "sent": "send", "spent": "spend",
+              "left": "leave", "met": "meet", "paid": "pay", "read": "read", "run": "run", "sat": "sit",
+              "set": "set", "told": "tell", "thought": "think", "brought": "bring", "bought": "buy",
+              "caught": "catch", "chose": "choose", "chosen": "choose", "began": "begin", "begun": "begin",
+              "broke": "break", "broken": "break", "drove": "drive", "driven": "drive", "fell": "fall",
+              "found": "find", "froze": "freeze", "frozen": "freeze", "grew": "grow", "grown": "grow", "hid": "hide",
+              "hidden": "hide", "knew": "know", "known": "know", "lost": "lose", "meant": "mean", "rode": "ride",
+              "rose": "rise", "saw": "see", "seen": "see", "sold": "sell", "shut": "shut", "stood": "stand",
+              "taught": "teach", "understood": "understand", "woke": "wake", "won": "win", "wound": "wind"}
+# "to" after these is the infinitive's ("decided to keep"), not a direction
+_INFINITIVE_BEFORE = frozenset("need needs needed want wants wanted decide decides decided choose chose chosen prefer "
+                               "prefers preferred have has had ought going used try tries tried plan plans "
+                               "planned agree agreed".split())
+_PERIODS = frozenset("second minute hour day week month year".split())
+_ADVERB_EVERY = {"nightly": "night", "daily": "day", "weekly": "week", "monthly": "month", "hourly": "hour",
+                 "yearly": "year", "annually": "year", "quarterly": "quarter"}
+_ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "mr": ("merge", "request")}
+_WEEKDAYS = ("monday tuesday wednesday thursday friday saturday sunday").split()
+_MONTH_NAMES = ("january february march april may june july august september october november december").split()
+_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?![\w])|\b(\d{1,2}):(\d{2})\b", re.I)
+_UNIT_GLUED = re.compile(r"\b(\d+(?:\.\d+)?)(ms|s|m|h|d|w|kb|mb|gb|tb|k)\b", re.I)
+_UNITS = {"ms": "millisecond", "s": "second", "m": "minute", "h": "hour", "d": "day", "w": "week"}
+
+
+_INFLECTIONS = ("ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "s", "ly")
+# endings that make a noun or adjective of a word and leave its meaning ("approval" / "approve", "migration"
+# / "migrate", "reviewer" / "review", "European" / "Europe"); "international" keeps "-nation", and "-ion"
+# goes only after "-at", "-et", "-ut", "-it" (the verbs in "-ate", "-ete", "-ute", "-ite")
+_DERIVATIONS = ("ion", "ment", "al", "er", "or", "ian", "an", "ity", "ance", "ence", "ic")
+
+
+def _lemma(w: str) -> str:
+    """``w`` without its inflection: "ships"/"shipping"/"shipped" -> "ship", "copies"/"copied" -> "copy"."""
+    w = _IRREGULAR.get(w, w)
+    if not w.isalpha():
+        return w
+    for suf in _INFLECTIONS:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            if suf in ("ies", "ied"):
+                w = w[:-3] + "y"
+            elif suf == "es" and not w[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                w = w[:-1]  # "handles": handle
+            elif not (suf == "s" and w.endswith(("ss", "us", "is"))):
+                w = w[:-len(suf)]
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouslz":
+        w = w[:-1]  # "shipp": ship
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
+def _key(w: str) -> str:
+    """What ``w`` (lower case) is compared by: one word of a synonym group, else its lemma without a
+    derivational ending."""
+    got = _synonym_map().get(w)
+    return got if got is not None else _root(w)
+
+
+@lru_cache(maxsize=65536)
+def _root(w: str) -> str:
+    stem = _lemma(w)
+    if stem.endswith("y") and len(stem) >= 7:
+        stem = stem[:-1]  # "allergy" / "allergic"
+    for suf in _DERIVATIONS:
+        if suf == "ion" and not stem[:-3].endswith(("at", "et", "ut", "it")):
+            continue  # "migration" / "migrate", but "production" is no "product"
+        if stem.endswith(suf) and len(stem) - len(suf) >= 3:
+            stem = stem[:-len(suf)]
+            return stem[:-1] if stem.endswith("e") else stem
+    return stem
+
+
+@lru_cache(maxsize=1)
+def _synonym_map() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for group in _SYNONYMS:
+        head = _root(group[0])
+        for w in group:
+            out[w] = head
+            out[_root(w)] = head
+    return out
+
+
+def _time(m: re.Match) -> str:
+    if m.group(4):
+        return f" {int(m.group(4)):02d}:{m.group(5)} "
+    hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
+    return f" {hour:02d}:{m.group(2) or '00'} "
+
+
+def clock(text: str) -> str:
+    """``text`` with its times of day written one way: "2pm", "2 p.m." and "14:00" all as "14:00"."""
+    text = _TIME.sub(_time, text or "")
+    text = re.sub(r"\bnoon\b", " 12:00 ", text, flags=re.I)
+    return re.sub(r"\bmidnight\b", " 00:00 ", text, flags=re.I)
+
+
+@lru_cache(maxsize=32768)
+def _content(text: str) -> tuple[str, ...]:
+    """The informative words of ``text`` in order, each as its canonical form."""
+    return tuple(_content_words(text))
+
+
+def _content_words(text: str) -> list[str]:
+    text = clock(text)
+    text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
+    text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
+                  text, flags=re.I)  # what the sentence says already
+    text = re.sub(r"\b(run|runs|running|ran)\s+on\b", "uses", text, flags=re.I)  # "runs on Redis": uses Redis
+    contrast = bool(shape(text).rejected)
+    spans = [(m.group(0), m.start()) for m in _TOKEN.finditer(text)]
+    raws = [r for r, _ in spans]
+    breaks = [m.end() for m in _SENTENCE.finditer(text)]
+    out: list[str] = []
+    passive = belong = -1  # the sentence in which a passive "by" / a "belongs to" was seen
+    for i, (raw, at) in enumerate(spans):
+        sent = sum(1 for b in breaks if b <= at)
+        low = raw.lower().strip("'.-")
+        if low.endswith("'s"):
+            low = low[:-2]
+        low = _IRREGULAR.get(low, low)
+        nxt = raws[i + 1].lower() if i + 1 < len(raws) else ""
+        if low == "used" and nxt == "to" and i + 2 < len(raws) and raws[i + 2].lower() not in ("be", "the", "a"):
+            out.append("formerly")  # "we used to deploy on Fridays": no longer so
+            continue
+        if low in ("will", "shall", "won't", "shan't") or (low == "going" and nxt == "to"):
+            out.append("will")  # a plan is not yet a fact
+            continue
+        if low in ("a", "an") and i + 1 < len(raws) and _key(raws[i + 1].lower()) in {_key(p) for p in _PERIODS}:
+            out.append("every")  # "100 requests a minute": per minute
+            continue
+        if not low or low in _FUNCTION or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
+            continue
+        prev = raws[i - 1].lower() if i else ""
+        if low == "by" and (prev in _PASSIVE_AUX or prev in _IRREGULAR or re.search(r"(?:ed|en|wn)$", prev)
+                            or passive == sent):
+            passive = sent
+            continue  # "approved by Tomasz" (and "..., the Warsaw team by Tomasz"): the passive, whose order the checks above read
+        if low == "to" and (_key(prev) == _key("own") or belong == sent):
+            belong = sent
+            continue  # "belongs to X" (and "..., the billing service to Owen"): X owns it
+        if low == "to" and prev in _INFINITIVE_BEFORE:
+            continue
+        if low in ("number", "no", "#") and i + 1 < len(raws) and raws[i + 1].isdigit():
+            continue  # "fact number 2": fact 2
+        if low in _ADVERB_EVERY:
+            out += ["every", _ADVERB_EVERY[low]]
+            continue
+        if low in _ABBREVIATIONS:
+            out += list(_ABBREVIATIONS[low])
+            continue
+        if low.endswith("s") and low[:-1] in _WEEKDAYS:  # "Mondays": every Monday
+            out += ["every", low[:-1]]
+            continue
+        if len(low) >= 3 and any(m.startswith(low) for m in _MONTH_NAMES) and (low in _MONTH_NAMES or len(low) == 3) \
+                and raw[:1].isupper():
+            out.append(next(m for m in _MONTH_NAMES if m.startswith(low)))
+            continue
+        if re.fullmatch(r"\d+(?:,\d{3})+", low):
+            low = low.replace(",", "")
+        if re.fullmatch(r"\d+[-\u2013]\d+", low):  # "3-6": 3 to 6
+            lo, hi = re.split(r"[-\u2013]", low)
+            out += [lo, "to", hi]
+            continue
+        out.append(low if re.search(r"\d", low) else _key(low))
+    return out
+
+
+_PAST = frozenset("was were had".split())
+_PRESENT = frozenset("is are am has have".split())
+
+
+def _tense(text: str) -> set:
+    """"past" and/or "present", for the copulas and "has"/"had" that ``text`` says."""
+    out = set()
+    for m in _TOKEN.finditer(text or ""):
+        low = m.group(0).lower()
+        if low in _PAST:
+            out.add("past")
+        elif low in _PRESENT:
+            out.add("present")
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b
+
+
+def _near(a: str, b: str) -> bool:
+    """For the light stems of :func:`shape`: equal, or their first five letters."""
+    return a == b or (a.isalpha() and b.isalpha() and min(len(a), len(b)) >= 5 and a[:5] == b[:5])
+
+
+def unaligned(a: str, b: str) -> str | None:
+    """Why ``a`` and ``b`` may not say the same thing: an informative word on one side only, or a
+    different choice rejected; None when every word of each is on the other side."""
+    ca, cb = _content(a), _content(b)
+    only_a = [w for w in dict.fromkeys(ca) if not any(_same(w, o) for o in cb)]
+    only_b = [w for w in dict.fromkeys(cb) if not any(_same(w, o) for o in ca)]
+    if "to" in ca and "to" in cb:  # "from MySQL to PostgreSQL" / "MySQL to PostgreSQL": the "to" says it
+        only_a, only_b = [w for w in only_a if w != "from"], [w for w in only_b if w != "from"]
+    for mine, seq in ((only_a, ca), (only_b, cb)):  # "A runs first, before B": "before" says it
+        if _key("first") in mine and _key("before") in seq:
+            mine.remove(_key("first"))
+        if _key("last") in mine and _key("after") in seq:
+            mine.remove(_key("last"))
+    if only_a or only_b:
+        return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    ta, tb = _tense(a), _tense(b)
+    if len(ta) == len(tb) == 1 and ta != tb:
+        return f"another tense ({', '.join(ta)} / {', '.join(tb)})"  # "Owen was the lead" / "Owen is the lead"
+    syn = _synonym_map()
+    ra = {syn.get(w, w) for w in shape(a).rejected}
+    rb = {syn.get(w, w) for w in shape(b).rejected}
+    if any(not any(_near(w, o) for o in rb) for w in ra) or any(not any(_near(w, o) for o in ra) for w in rb):
+        return "not the same words rejected"
     return None
+
+
+def substitution(a: str, b: str) -> str | None:
+    """One or two informative words of ``a`` put in place of others in ``b``, all else the same and in
+    the same order ("owned by the payments team" / "by the platform team", "every night" / "every 6
+    hours", "reports to" / "manages"): a changed value, so a disagreement, not a doubt."""
+    got = substituted(a, b)
+    return f"{got[0]} in one, {got[1]} in the other" if got else None
+
+
+def substituted(a: str, b: str) -> tuple[str, str] | None:
+    """The words of :func:`substitution`, as each text writes them ("payments", "platform")."""
+    ca, cb = _content(a), _content(b)
+    i = 0
+    while i < min(len(ca), len(cb)) and _same(ca[i], cb[i]):
+        i += 1
+    j = 0
+    while j < min(len(ca), len(cb)) - i and _same(ca[-1 - j], cb[-1 - j]):
+        j += 1
+    mid_a, mid_b = ca[i:len(ca) - j], cb[i:len(cb) - j]
+    if not (mid_a and mid_b) or len(mid_a) > 2 or len(mid_b) > 2 or i + j == 0:
+        return None
+    if any(_same(w, o) for w in mid_a for o in cb) or any(_same(w, o) for w in mid_b for o in ca):
+        return None
+    value = any(ch.isdigit() for w in mid_a + mid_b for ch in w)  # "every night" / "every 6 hours"
+    modifier = len(mid_a) == len(mid_b) == 1 and i > 0 and j > 0 and ca[len(ca) - j].isalpha() and \
+        ca[len(ca) - j] not in BINDERS  # "the payments team" / "the platform team": another owner
+    if not (value or modifier):
+        return None  # "runs" / "starts": maybe only another verb for it (unaligned says: not sure)
+    return " ".join(_spelled(a, w) for w in mid_a), " ".join(_spelled(b, w) for w in mid_b)
+
+
+def _spelled(text: str, w: str) -> str:
+    """The word of ``text`` whose canonical form is ``w``, as written (``w`` itself when none is)."""
+    for m in _TOKEN.finditer(text or ""):
+        raw = m.group(0)
+        low = raw.lower().strip("'.-")
+        low = low[:-2] if low.endswith("'s") else low
+        if low == w or _key(low) == w:
+            return raw[:-2] if raw.endswith("'s") else raw
+    return w

@@ -35,7 +35,7 @@ REWORDINGS = [
     ("We are migrating the orders database from MySQL to PostgreSQL.",
      "We are migrating the orders database to PostgreSQL from MySQL."),
     ("We chose Datadog for monitoring because its APM tracing is better.",
-     "The team decided on Datadog as the monitoring tool; APM tracing was the reason."),
+     "Decision: Datadog for monitoring, because its APM tracing is better."),
     ("Deploy staging at 2pm and production at 4pm.", "Staging deploys at 2pm, production deploys at 4pm."),
 ]
 

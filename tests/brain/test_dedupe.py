@@ -6,11 +6,13 @@ from __future__ import annotations
 from brain_core.brain.dedupe import collapse_hits, compare
 from tests.helpers.paths import FIXTURES
 
-DATADOG = [
-    ("claude", "We chose Datadog for monitoring because its APM tracing is better than the alternatives."),
-    ("codex", "Decided: monitoring goes to Datadog, chosen for its better APM tracing."),
-    ("gemini", "The team chose Datadog for monitoring; its APM tracing was better."),
+DATADOG = [  # one decision in three agents' words; every informative word of each is in the others
+    ("claude", "We chose Datadog for monitoring because its APM tracing is better."),
+    ("codex", "Decision: Datadog for monitoring, because its APM tracing is better."),
+    ("gemini", "For monitoring we picked Datadog, because its APM tracing is better."),
 ]
+# the same decision in looser words ("team", "tool", "reason" on one side only): not sure, so never folded
+LOOSE = "The team decided on Datadog as the monitoring tool; APM tracing was the reason."
 GRAFANA = "We chose Grafana for monitoring the analytics cluster because it is cheaper."
 
 
@@ -68,8 +70,14 @@ def test_the_predicate_keeps_different_decisions_apart():
     assert "numbers" in compare("Production deploys need 2 approvals.", "Production deploys need 3 approvals.",
                                 0.97).conflict
     assert compare("We use Jenkins for CI.", "We no longer use Jenkins for CI.", 0.9).conflict == "one is negated"
-    assert compare("Use pytest, not unittest, for all tests.", "Write every test with pytest rather than unittest.",
+    assert compare("Use pytest, not unittest, for all tests.", "For all tests, use pytest rather than unittest.",
                    0.9).duplicate()
+    # a word on one side only ("every" / "all", "write"): not sure they say the same, so not folded, and
+    # not a conflict either (nothing disagrees that anyone can name)
+    ev = compare("Use pytest, not unittest, for all tests.", "Write every test with pytest rather than unittest.", 0.9)
+    assert not ev.duplicate() and ev.conflict is None and "one side only" in ev.unsure
+    ev = compare(DATADOG[0][1], LOOSE, 0.9)
+    assert not ev.duplicate() and ev.conflict is None and ev.unsure
 
 
 def test_labelled_pairs_held_out(embedder):
@@ -87,8 +95,10 @@ def test_labelled_pairs_held_out(embedder):
     fp = sum(1 for p, d in said if d and not p["dup"])
     assert tp / (tp + fp) >= 0.95
     # 0.88 before the order checks (brain_core/brain/conflicts.py), 0.78 with them: a rewording that turns a
-    # sentence round is kept apart, the price of never folding "X reviews Y" into "Y reviews X"
-    assert tp / sum(p["dup"] for p in held) >= 0.75
+    # sentence round is kept apart, the price of never folding "X reviews Y" into "Y reviews X"; 0.10 since a
+    # pair links only when every informative word of each side is on the other (disagreement.unaligned):
+    # most of these paraphrases change a verb or add a word, and a duplicate costs less than a false merge
+    assert tp / sum(p["dup"] for p in held) >= 0.10
     # another name or the opposite is never the same fact
     assert not any(d for p, d in said if p["kind"] in ("name", "negation"))
 
@@ -131,6 +141,19 @@ def test_a_copy_from_another_profile_links_to_the_existing_record(brain):
     assert [h.path for h in hits] == [f"memories/claude/{first.key}.json"]
     (folded,) = collapse_hits(hits, brain.index)
     assert {a["profile"] for a in folded.also} == {"codex", "gemini"}
+
+
+def test_a_looser_wording_from_another_profile_is_written_at_its_own_key(brain):
+    """When in doubt, two records: words on one side only are no proof of the same fact, nor of a conflict."""
+    import json
+
+    from brain_core.brain.conflicts import find_conflicts
+
+    first = brain.remember(DATADOG[0][1], type="decision", profile="claude", source="claude:session:s1")
+    loose = brain.remember(LOOSE, type="decision", profile="codex", source="codex:session:s2")
+    assert loose.profile == "codex" and _files(brain, "codex") == [f"memories/codex/{loose.key}.json"]
+    assert "sources" not in json.loads((brain.root / f"memories/claude/{first.key}.json").read_text())
+    assert find_conflicts(brain) == []
 
 
 def test_a_different_decision_or_the_same_profile_is_written(brain):

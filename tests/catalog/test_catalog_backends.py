@@ -151,9 +151,10 @@ def test_a_copy_from_another_profile_links_among_records_alike_on_both(any_brain
     monkeypatch.setattr(dedupe, "LINK_NEIGHBOURS", 2)
     b = any_brain
     b.remember_many([dict(body=body, type="decision", profile="gemini", key=f"m{i}") for i, body in enumerate(MONITORING)])
-    first = b.remember("We chose Datadog for monitoring because its APM tracing is better than the alternatives.",
+    first = b.remember("We chose Datadog for monitoring because its APM tracing is better.",
                        type="decision", profile="claude", source="claude:session:s1")
-    linked = b.remember("Decided: monitoring goes to Datadog, chosen for its better APM tracing.",
+    # in other words, each of them on both sides (a looser rewording is written as a record of its own)
+    linked = b.remember("Decision: Datadog for monitoring, because its APM tracing is better.",
                         type="decision", profile="codex", source="codex:session:s2")
     assert linked.id == first.id and not (b.root / "memories" / "codex").exists()
     data = json.loads((b.root / "memories" / "claude" / f"{first.key}.json").read_text())
