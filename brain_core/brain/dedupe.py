@@ -157,8 +157,10 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
         from brain_core.brain.disagreement import clock
 
         numbers_differ = terms(clock(a)).numbers != terms(clock(b)).numbers  # "2am" / "02:00": one time
-    if numbers_differ:
+    if numbers_differ and (ta.numbers - tb.numbers) and (tb.numbers - ta.numbers):
         conflict = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})"
+    elif numbers_differ:  # "P1 tickets" / "priority 1 tickets": a number on one side only is no other value
+        return Evidence(cosine, overlap, None, f"a number on one side only ({', '.join(sorted(ta.numbers ^ tb.numbers))})")
     elif ta.negated != tb.negated:
         conflict = "one is negated"
     elif only_a and only_b:
@@ -169,6 +171,10 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
         conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
         if conflict is None:
             return Evidence(cosine, overlap, None, unaligned(a, b))  # when in doubt, two records
+    from brain_core.brain.disagreement import minimal_pair
+
+    if not minimal_pair(a, b):  # worded too differently to say which words disagree: two records, no claim
+        return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}")
     return Evidence(cosine, overlap, conflict)
 
 

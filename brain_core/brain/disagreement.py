@@ -42,7 +42,7 @@ _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 _OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
 _REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
-                     r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;,!?\n]*?\b(?:from|off)\b"
+                     r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
@@ -111,12 +111,31 @@ class Shape:
     spelled: dict        # token -> the word as first written
 
 
+_ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794)\s*")
+
+
+def arrows(text: str) -> str:
+    """An arrow read as the words it stands for: "Auth: cookies -> JWTs" is "Auth: from cookies to
+    JWTs" (the "from" where the arrow's clause begins), so the order and contrast checks read its
+    direction as they read the words; "up to 3 times" is "at most 3 times", no direction."""
+    text = re.sub(r"\bup\s+to\b(?=\s+\d)", "at most", text, flags=re.I)
+    out, last = [], 0
+    for m in _ARROW.finditer(text):
+        head = text[last:m.start()]
+        cut = max(head.rfind(c) for c in ",:;(")
+        if "from" not in head[cut + 1:].lower().split():
+            head = head[:cut + 1] + " from " + head[cut + 1:].lstrip()
+        out.append(head + " to ")
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
 @lru_cache(maxsize=32768)
 def shape(text: str) -> Shape:
     from brain_core.brain.dedupe import _vocab
     from brain_core.recall.hybrid import STOPWORDS
 
-    text = _OWNED_ROLE.sub(r"\1 \3 \2", text or "")  # "Owen is Siobhan's mentor": Owen mentors Siobhan
+    text = _OWNED_ROLE.sub(r"\1 \3 \2", arrows(text or ""))  # "Owen is Siobhan's mentor": Owen mentors Siobhan
     vocab = _vocab()
     rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
@@ -219,7 +238,7 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> 
         y_with = seg(ta, pa, y) == seg(ta, pa, w) or seg(tb, pb, y) == seg(tb, pb, w)
         return not (x_with and y_with)
     for w in common:
-        if w in names or (w not in BINDERS and w not in once):
+        if w in names or w not in once:  # a word said twice sits between anything and anything
             continue
         turned = passive(sa, pa[w]) != passive(sb, pb[w])  # "X reviews Y" / "Y is reviewed by X"
         for x in once:
@@ -337,6 +356,70 @@ def _regrouped(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
     return None
 
 
+def _converse(sa: Shape, sb: Shape, p: str, q: str) -> bool:
+    """Whether the opposite words ``p`` / ``q`` come with their sides swapped ("migrations before the
+    API" / "the API after the migrations"; "the replica replicates from the primary" / "the primary
+    replicates to the replica"): the nearest shared word before the one is after the other, and the
+    nearest after it before."""
+    if q in {t.canon for t in sa.toks}:
+        p, q = q, p
+    ca, cb = [t.canon for t in sa.toks if not t.binder or t.canon in (p, q)], [t.canon for t in sb.toks if not t.binder or t.canon in (p, q)]
+    shared = (set(ca) & set(cb)) - {p, q}
+    if ca.count(p) != 1 or cb.count(q) != 1:
+        return False
+    i, j = ca.index(p), cb.index(q)
+    before = next((w for w in reversed(ca[:i]) if w in shared and cb.count(w) == 1), None)
+    after = next((w for w in ca[i + 1:] if w in shared and cb.count(w) == 1), None)
+    if before is None or after is None:
+        return False
+    return cb.index(before) > j and cb.index(after) < j
+
+
+def _clauses(sh: Shape) -> list[set[str]]:
+    """The words of each clause of ``sh``; a clause of one word (a list's item: "Siobhan and Owen
+    review") joins the clause after it, or the one before when it is the last."""
+    groups = [{t.canon for t in c if not t.binder} for c in _by_clause(sh)]
+    out: list[set[str]] = []
+    carry: set[str] = set()
+    for g in groups:
+        g = g | carry
+        carry = set()
+        if len(g) < 2:
+            carry = g
+            continue
+        out.append(g)
+    if carry:
+        if out:
+            out[-1] |= carry
+        else:
+            out.append(carry)
+    return out
+
+
+def _regrouped_clauses(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
+    """As :func:`_regrouped`, clause by clause: a word said once in each text whose clause holds ``x``
+    (and not ``y``) in one and ``y`` (and not ``x``) in the other. Clauses are also split and joined by
+    a true rewording, so this is a doubt, never a named disagreement."""
+    def once(sh: Shape) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for t in sh.toks:
+            counts[t.canon] = counts.get(t.canon, 0) + 1
+        clause_of = {w: i for i, c in enumerate(_clauses(sh)) for w in c}
+        return {w: clause_of[w] for w, n in counts.items() if n == 1 and w in clause_of}
+
+    oa, ob = once(sa), once(sb)
+    if len(set(oa.values())) < 2 or len(set(ob.values())) < 2:
+        return None
+    common = sorted(set(oa) & set(ob))
+    for t in common:
+        with_a = {u for u in common if u != t and oa[u] == oa[t]}
+        with_b = {u for u in common if u != t and ob[u] == ob[t]}
+        lost, gained = sorted(with_a - with_b), sorted(with_b - with_a)
+        if lost and gained:
+            return t, lost[0], gained[0]
+    return None
+
+
 @lru_cache(maxsize=32768)
 def disagreement(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` do not say the same thing although they share their words, or None."""
@@ -350,7 +433,8 @@ def disagreement(a: str, b: str) -> str | None:
     for p, q in OPPOSITES:
         if (p in words_a and q not in words_a and q in words_b and p not in words_b) or \
                 (q in words_a and p not in words_a and p in words_b and q not in words_b):
-            return f"opposite words ({say(p, p)} / {say(q, q)})"
+            if not _converse(sa, sb, p, q):
+                return f"opposite words ({say(p, p)} / {say(q, q)})"
     lower = {t.canon for t in sa.toks + sb.toks if not t.name and not t.initial}
     names = {t.canon for t in sa.toks + sb.toks if t.name}
     names |= ({t.canon for t in sa.toks + sb.toks if t.unknown}
@@ -456,7 +540,7 @@ _SYNONYMS = (
     ("millisecond", "milliseconds", "ms"), ("day", "days"), ("week", "weeks"), ("month", "months"),
     ("year", "years", "annual", "annually", "yearly"), ("begin", "begins", "began", "start", "starts", "started"),
     ("large", "big"), ("small", "little"), ("fast", "quick"), ("larger", "bigger"),
-    ("faster", "quicker"),
+    ("faster", "quicker"), ("via", "through"), ("because", "since"),
 )
 # irregular forms of common verbs, so "written" meets "write" and "led" meets "lead"
 _IRREGULAR = {"goes": "go", "written": "write", "wrote": "write", "led": "lead", "shown": "show", "took": "take", "taken": "take",
@@ -564,7 +648,7 @@ def _content(text: str) -> tuple[str, ...]:
 
 
 def _content_words(text: str) -> list[str]:
-    text = clock(text)
+    text = clock(arrows(text))
     text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
     text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
                   text, flags=re.I)  # what the sentence says already
@@ -668,6 +752,9 @@ def unaligned(a: str, b: str) -> str | None:
             mine.remove(_key("last"))
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    moved = _regrouped_clauses(shape(a), shape(b))
+    if moved:  # "PRs on hosted runners; main on self-hosted ones" / "main on hosted, PRs on self-hosted"
+        return f"words grouped otherwise ({moved[0]} with {moved[1]} in one, with {moved[2]} in the other)"
     ta, tb = _tense(a), _tense(b)
     if len(ta) == len(tb) == 1 and ta != tb:
         return f"another tense ({', '.join(ta)} / {', '.join(tb)})"  # "Owen was the lead" / "Owen is the lead"
@@ -677,6 +764,16 @@ def unaligned(a: str, b: str) -> str | None:
     if any(not any(_near(w, o) for o in rb) for w in ra) or any(not any(_near(w, o) for o in ra) for w in rb):
         return "not the same words rejected"
     return None
+
+
+def minimal_pair(a: str, b: str, most: int = 2) -> bool:
+    """Whether ``a`` and ``b`` are worded alike enough to call a difference between them a
+    disagreement: at most ``most`` informative words of each are not on the other side (the words that
+    changed). Two wordings further apart ("Deploy order: migrations, then API" / "Run the migrations
+    before deploying the API") may differ in a check's eyes and still say one thing: a doubt, not a
+    conflict."""
+    ca, cb = set(_content(a)), set(_content(b))  # a word said again adds nothing to tell apart
+    return len(ca - cb) <= most and len(cb - ca) <= most
 
 
 def substitution(a: str, b: str) -> str | None:

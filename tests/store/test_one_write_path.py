@@ -42,7 +42,7 @@ NOT_BRAIN_FILES = {
     ("catalog/sqlite/index.py", "Index.recover"): "the SQLite catalog in .aida/",
     ("catalog/sqlite/index.py", "Index._create_from_files"): "the SQLite catalog in .aida/",
     ("catalog/sqlite/index.py", "Index.rebuild"): "the SQLite catalog in .aida/",
-    ("catalog/sqlite/index.py", "Index.start_background_rebuild"): "the rebuild's log in .aida/",
+    ("catalog/scan.py", "CatalogBase.start_background_rebuild"): "the rebuild's log in .aida/",
     ("cli/demo.py", "run_demo"): "the demo's own temporary folder",
     ("config/__init__.py", "Config.save"): "config.yaml in the user's config folder",
     ("config/schema.py", "<module>"): "docs/DESIGN.md's settings tables (a developer's tool)",
