@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain_core.lifecycle.injections import LOG, injections  # noqa: F401 - the log this hook writes, and its reader
+from brain_core.text.sentences import sentences
 
 INDEX, SHELF = "INDEX.md", "INDEX.shelf.md"
 
 DEFAULT_BUDGET = 6000
 SENTENCE_CHARS = 200
 _LINE = re.compile(r"^- (?P<trigger>.+?) → \[(?P<label>[^\]]*)\]\((?P<path>[^)\s]+)\)\s*$")
-_END = re.compile(r"(?<=[.!?])\s+")
 HEAD = ("# What your memory knows (Aida)\n"
         "Standing instructions first, then this project's records, then the rest of the brain's index "
         "(paths are in the brain, {root}). Before re-deriving a decision, ask the memory: the `recall` tool "
@@ -103,7 +103,7 @@ def _generated_lines(root: Path) -> list[tuple[str, str]]:
 
 
 def _sentence(body: str) -> str:
-    first = _END.split(" ".join(body.split()), 1)[0]
+    first = (sentences(" ".join(body.split())) or [""])[0]
     return first if len(first) <= SENTENCE_CHARS else first[:SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 

@@ -13,7 +13,8 @@ from brain_core.catalog.vectors import vectors  # noqa: F401 - re-exported for t
 from brain_core.records import Record, parse_time
 from brain_core.store.archive import archive_path  # noqa: F401 - re-exported for the lifecycle steps
 from brain_core.store.shelves import Doc, load_docs, read_docs  # noqa: F401
-from brain_core.text.words import NEGATIONS, first_sentence, negated, numbers, sentences, words  # noqa: F401
+from brain_core.text.sentences import sentences  # noqa: F401 - re-exported for the lifecycle steps
+from brain_core.text.words import NEGATIONS, first_sentence, negated, numbers, words  # noqa: F401
 
 EXPIRED_TAG = "stale:expired"
 

@@ -15,11 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from brain_core.text.sentences import sentences as split_sentences
 from brain_core.text.stopwords import ANSWER_STOP
 
 NOTHING_FOUND = "I found nothing in your brain about that, so I have no answer from memory."
-# A sentence ends at . ! or ? and a space, except after a title or "e.g." ("Dr. Okafor" is one sentence).
-_SENTENCE = re.compile(r"(?<![A-Z][a-z]\.)(?<![A-Z][a-z][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 
 
@@ -43,7 +42,7 @@ def terms(text: str) -> set[str]:
 
 def best_sentences(question: str, body: str, limit: int = 2, max_chars: int = 320) -> str:
     """The one or two sentences of ``body`` that share most words with ``question``, in body order."""
-    sentences = [s.strip() for s in _SENTENCE.split(body) if s and s.strip()]
+    sentences = split_sentences(body)
     if not sentences:
         return ""
     q = terms(question)

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from brain_core.text.sentences import MARKER, prose_sentences
+
 CATEGORIES = ("download-run", "exfiltration", "memory-order", "disable-safety", "override")
 WHY = {
     "download-run": "it orders code fetched from the network to be run",
@@ -77,13 +79,10 @@ def _normalise(text: str) -> str:
     return text
 
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[])|\n\s*\n|\n\s*(?:[-*•]|\d+[.)])\s+|\n(?=\s*[A-Z#])")
-
-
 def _sentences(text: str) -> list[str]:
     out = []
-    for part in _SPLIT.split(text):
-        part = re.sub(r"\s+", " ", part).strip(" -*#>")
+    for part in prose_sentences(text):
+        part = re.sub(r"\s+", " ", MARKER.sub("", part)).strip(" -*#>")
         if part:
             out.append(part)
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from brain_core.text.sentences import prose_sentences as sentences
 from brain_core.text.stopwords import SUMMARY_STOP
 
 MAX_WORDS = 75          # about 100 tokens of English
@@ -18,17 +19,12 @@ MIN_SENTENCES = 4       # a body of fewer sentences ...
 MIN_WORDS = 90          # ... and fewer words than this carries no abstract
 DEPTHS = ("abstract", "full")
 
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n|\n(?=\s*[-*#\d])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]+")
 
 
 def needs_abstract(body: str) -> bool:
     words = len(body.split())
     return words > MAX_WORDS and (words >= MIN_WORDS or len(sentences(body)) >= MIN_SENTENCES)
-
-
-def sentences(body: str) -> list[str]:
-    return [s.strip() for s in _SENT.split(body.strip()) if s and s.strip()]
 
 
 def make_abstract(body: str, max_words: int = MAX_WORDS) -> str | None:

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import re
 
+from brain_core.text.sentences import sentences
 from brain_core.text.stopwords import STOPWORDS
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*%?")
 NEGATIONS = ("not", "no", "never", "none", "nothing", "without", "cannot", "neither", "nor")
 _NEG_RE = re.compile(r"\b(?:" + "|".join(NEGATIONS) + r")\b|n't\b", re.I)
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip()]
 
 
 def words(text: str) -> list[str]:

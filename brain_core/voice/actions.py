@@ -30,6 +30,7 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any, Iterable, Sequence
 
+from brain_core.text.sentences import sentences as split_sentences
 from brain_core.text.stopwords import ACTION_FILLER
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -38,7 +39,6 @@ _WHEN = (rf"(?:(?:this|next)\s+(?:{_DAY}|week|month)|(?:{_DAY})|tomorrow|today|"
          rf"(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month)|\d{{4}}-\d{{2}}-\d{{2}})")
 # "by" is often heard as "my", "buy" or "I" ("my next Monday", "I Friday"), "due" as "do".
 _DUE = re.compile(rf"\b(?:due|by|before|until|do|my|buy|bye|i)\s+(?:on\s+)?(?P<when>{_WHEN})\b", re.I)
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def action_items(text: str, people: Iterable[str], meeting_date: str) -> list[Ac
                            rf"|'ll\s+(?!{_NOT_A_TASK})(?P<short>[^.!?]*))")),
         (False, re.compile(rf"^(?i:{lead})(?P<owner>{who}){pause}(?P<to>to\s+(?!{_NOT_A_TASK})[a-z][^.!?]*)")),
     )
-    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    sentences = split_sentences(text)
     found: list[ActionItem] = []
     for i, sentence in enumerate(sentences):
         window = " ".join(sentences[max(0, i - 1):i + 1])  # "Action item. Owen owns ..." spans two
