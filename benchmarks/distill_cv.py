@@ -46,7 +46,8 @@ def project(file: str) -> str:
 # of the code as it stands; a rule "off" is its pattern replaced by one that never matches.
 def knobs() -> dict[str, list[tuple[str, dict]]]:
     out: dict[str, list[tuple[str, dict]]] = {
-        "max_findings": [(str(v), {(distill, "MAX_FINDINGS"): v}) for v in (distill.MAX_FINDINGS, 2, 3, 4)],
+        "max_findings": [(str(v), {(distill, "MAX_FINDINGS"): v}) for v in (distill.MAX_FINDINGS, 0, 2, 3)],
+        "max_rules": [(str(v), {(distill, "MAX_RULES"): v}) for v in (distill.MAX_RULES, 0, 1, 2)],
         "threshold": [(str(v), {(distill, "FINDING_THRESHOLD"): v})
                       for v in (distill.FINDING_THRESHOLD, 3.0, 3.25)],
     }

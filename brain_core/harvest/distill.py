@@ -242,6 +242,10 @@ def _score(s: _Sentence) -> None:
         return
     if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
         return
+    from brain_core.harvest import findings
+
+    if findings._PERSON_STATE.search(low):
+        return  # what the program does now or where the work stands, not a rule
     best, score = "", 0.0
     for rtype, rx, weight in CUES:
         if rx.search(low):
