@@ -46,10 +46,10 @@ def project(file: str) -> str:
 # of the code as it stands; a rule "off" is its pattern replaced by one that never matches.
 def knobs() -> dict[str, list[tuple[str, dict]]]:
     out: dict[str, list[tuple[str, dict]]] = {
-        "max_findings": [(str(v), {(distill, "MAX_FINDINGS"): v}) for v in (distill.MAX_FINDINGS, 0, 2, 3)],
-        "max_rules": [(str(v), {(distill, "MAX_RULES"): v}) for v in (distill.MAX_RULES, 0, 1, 2)],
+        "max_findings": [(str(v), {(distill, "MAX_FINDINGS"): v}) for v in (distill.MAX_FINDINGS, 3)],
+        "max_rules": [(str(v), {(distill, "MAX_RULES"): v}) for v in (distill.MAX_RULES, 2)],
         "threshold": [(str(v), {(distill, "FINDING_THRESHOLD"): v})
-                      for v in (distill.FINDING_THRESHOLD, 3.0, 3.25)],
+                      for v in (distill.FINDING_THRESHOLD, 3.0)],
     }
     for name in getattr(findings, "TOGGLES", ()):
         out[name] = [("on", {}), ("off", {(findings, name): NEVER})]
@@ -121,6 +121,13 @@ def main() -> None:
     print(f"  {'all':<10} sessions {len(cases):>2}  {fmt(figures(cases, default, {c.file for c in cases}))}")
     if len(results) == 1:
         return
+    print("each later rule switched off alone (the rest at their defaults), all projects:")
+    for name in getattr(findings, "TOGGLES", ()):
+        off = run_all(cases, {(findings, name): NEVER})
+        per = "  ".join(f"{p} {figures(cases, off, fs).right - figures(cases, default, fs).right:+d}/"
+                        f"{figures(cases, off, fs).kept - figures(cases, default, fs).kept:+d}"
+                        for p, fs in sorted(groups.items()))
+        print(f"  {name:<14} {fmt(figures(cases, off, {c.file for c in cases}))}   right/kept change per project: {per}")
     print("leave one project out (variant chosen on the others, scored on the one left out):")
     pooled: dict[str, list] = {}
     for proj, files in sorted(groups.items()):
