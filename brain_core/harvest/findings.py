@@ -83,7 +83,7 @@ _STRONG_MORE = re.compile(
     r"|\b(?:is|are)(?:n't| not) (?:unique|linked|read|loaded|persisted|inherited|shared)\b"
     r"|\b(?:assumes?|presumes?) (?:that |the |a |an )?\S+ (?:is|are|has|have|was)\b"
     r"|\bnever (?:uses?|reads?|calls?|sets?|links?|gets?)\b|\bonly (?:supports?|applies|affects|for new)\b"
-    r"|\bwon'?t (?:work|run|load|start)\b|\b(?:is|are) (?:located|stored|kept) (?:in|at|under)\b",
+    r"|\bwon'?t (?:work|run|load|start)\b|\b(?:is|are) (?:located|stored|kept) (?:in|at|under)\b|\b(?:which|this|that) is why\b",
     re.I,
 )
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
