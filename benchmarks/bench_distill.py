@@ -16,6 +16,7 @@ from one session.
 
 ``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
 script from a temporary worktree of that revision with this checkout's labels and sessions.
+Leave-one-project-out figures over the development splits: ``benchmarks/distill_cv.py``.
 ``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
 half only (``--held-out-details`` adds the other three splits: for reporting, never while tuning).
 """

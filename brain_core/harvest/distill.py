@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from brain_core.errors import ProviderError
+from brain_core.harvest import findings as _findings
 from brain_core.harvest.codeish import code_only
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
@@ -242,6 +243,8 @@ def _score(s: _Sentence) -> None:
         return
     if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
         return
+    if _findings._PERSON_STATE.search(low):
+        return  # what the program does now or where the work stands, not a rule
     best, score = "", 0.0
     for rtype, rx, weight in CUES:
         if rx.search(low):

@@ -19,7 +19,8 @@ crucial", "TODO is not acceptable"). This module finds both without a model:
 - :func:`person_choices`: the person's pick among options the agent offered ("I like Option C",
   "go with 2"), written with the option's own words.
 
-Everything here returns scored candidates; :func:`.distill.extractive` ranks, merges and caps them.
+``TOGGLES`` names the later rules that ``benchmarks/distill_cv.py`` switches off in turn to judge
+them by leave-one-project-out. Everything here returns scored candidates; :func:`.distill.extractive` ranks, merges and caps them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from __future__ import annotations
 import re
 
 from brain_core.harvest.codeish import code_only
+
+TOGGLES = ("_STRONG_MORE", "_PERSON_STATE", "_TRANSIENT")
 
 # ------------------------------------------------------------------------------- sentences
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -73,6 +76,16 @@ _STRONG = re.compile(
     r"|\bflaw\b|\bprevents?\b|^needs? \S+ (?:as a )?(?:test |dev )?dependency\b)",
     re.I,
 )
+# More causes and limits, each a general statement about a named thing: a module removed or deprecated
+# in a version, an identifier that is not unique, a field never used, an assumption a command makes.
+_STRONG_MORE = re.compile(
+    r"\b(?:was|were|been|is|are) (?:removed|deprecated|dropped) (?:in|since|from)\b"
+    r"|\b(?:is|are)(?:n't| not) (?:unique|linked|read|loaded|persisted|inherited|shared)\b"
+    r"|\b(?:assumes?|presumes?) (?:that |the |a |an )?\S+ (?:is|are|has|have|was)\b"
+    r"|\bnever (?:uses?|reads?|calls?|sets?|links?|gets?)\b|\bonly (?:supports?|applies|affects|for new)\b"
+    r"|\bwon'?t (?:work|run|load|start)\b|\b(?:is|are) (?:located|stored|kept) (?:in|at|under)\b|\b(?:which|this|that) is why\b",
+    re.I,
+)
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
 _WEAK = re.compile(
     r"\b(?:the fix (?:is|was)|false positive|(?:is|are) (?:tracked|stored|kept|located|defined|configured|generated|reported|cached|provider-dependent)"
@@ -94,7 +107,7 @@ _NARRATE = re.compile(
 )
 _REPORT = re.compile(
     r"\b(?:tests? pass|passing|0 failures|all green|credo clean|committed|pushed|clean compile|compiles? cleanly|"
-    r"successfully|i (?:added|created|updated|removed|fixed|implemented|wrote|moved|changed|ran|installed)|has been (?:added|created|updated)|"
+    r"successfully|(?:i|we) (?:just )?(?:added|created|updated|removed|fixed|implemented|wrote|moved|changed|ran|installed)|has been (?:added|created|updated)|"
     r"have been (?:added|created|updated)|was (?:added|created|updated)|task (?:is )?complete|is complete|completed|"
     r"next steps?|would you like|let me know|epic|bead)\b",
     re.I,
@@ -114,6 +127,8 @@ _VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re
 _HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could|should(?:n't)?|seems?|appears? to|i think|i guess|"
                      r"for now|ideally|to (?:commit|push|stage)\b|now|expected|would(?:n't)?|will|won't|going to|"
                      r"you (?:mentioned|said|asked|noted|wanted)|as you|(?:i|we|it|you|they|that|this)'ll)\b", re.I)
+# The state of the work, not of the system: "doesn't exist yet", "isn't there locally".
+_TRANSIENT = re.compile(r"\b(?:yet|locally|at the moment|right now|so far|still)\b")
 # A finding is one claim: a sentence this long is a summary or a list run together.
 LONGEST_FINDING = 260
 _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run|use|add|restart|create|install|open|set|make|"
@@ -128,7 +143,7 @@ _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|corre
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
 _STATUS_LABEL = re.compile(r"^[A-Z]{3,}(?: [A-Z]{2,})*\s*[-–—:]\s")  # "BROKEN - ...", "FIXED: ...": a row of a status list
 _YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
-_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly),?:?\s+", re.I)
+_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly|unfortunately),?:?\s+", re.I)
 # "The issue is that ..." names the bug being worked on now (task at hand); it counts only with a
 # cause or limit of its own after it.
 _ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b\W*(?:that\b)?\s*", re.I)
@@ -147,7 +162,8 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         for k, s in enumerate(said):
             labelled = bool(_LABELLED.match(s))
             s = _LEAD.sub("", _LABELLED.sub("", s))
-            s = _ISSUE_IS.sub("", s)
+            if _ISSUE_IS.match(s):  # "The error is because the `cgi` module was removed": the cause alone
+                s = re.sub(r"^because\s+", "", _ISSUE_IS.sub("", s), flags=re.I)
             if not s:
                 continue
             s = s[0].upper() + s[1:]
@@ -158,10 +174,10 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
                 continue
             low = s.lower()
-            if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low)
+            if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low) or _TRANSIENT.search(low)
                     or _HEDGED.search(re.sub(r"\([^)]*\)", "", low)) or _NOT_CLAIM.match(low) or code_only(s)):
                 continue
-            strong = len(_STRONG.findall(s)) + labelled
+            strong = len(_STRONG.findall(s)) + len(_STRONG_MORE.findall(s)) + labelled
             weak = len(_WEAK.findall(s))
             if not strong and not weak:
                 continue
@@ -230,7 +246,7 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
         for s in _person_sentences(body):
             low = s.lower().strip()
             if (s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low)
-                    or _REPORTED.search(low)):
+                    or _REPORTED.search(low) or _PERSON_STATE.search(low)):
                 continue
             keep.append(s)
             cues += len(_CONSTRAINT.findall(s))
@@ -253,6 +269,11 @@ _REPORTED = re.compile(
     r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*",
     re.I,
 )
+# What the person says the program does now ("Now, the export always ...", "Currently it ..."), a
+# question put as a statement ("... in the manifest right"), or where the work stands ("we are still at
+# the stage of ..."): the state of the task, not a rule.
+_PERSON_STATE = re.compile(r"^(?:now|currently|right now|at the moment|so far)\b|\bright\W*$|,\s*right\b|\w right,\s"
+                           r"|\b(?:we are|we're|i am|i'm) (?:still|currently|not \w+ing)\b")
 # Material pasted into a turn: a shell prompt line, a log line, a stack trace, a tool's banner.
 _PASTED_OUTPUT = re.compile(
     r"(?m)^\s*(?:\(\S+\)\s+)?\S+@\S+\s+\S*\s*[%$#]\s|^\s*\$ \S|\[\d{1,2}/\w{3}/\d{4}|^\s*Traceback \(|^\s*File \"|"

@@ -1,0 +1,41 @@
+"""The offline distiller tells how the system is from where the work stands: a module removed in a
+version, an identifier that is not unique, an assumption a command makes are findings; what does not
+exist *yet*, what the agent *just added*, and what the person says the program does *now* are not."""
+
+from __future__ import annotations
+
+from brain_core.harvest.distill import extractive
+from brain_core.harvest.findings import agent_findings
+
+
+def found(reply: str) -> list[str]:
+    return [f[2] for f in agent_findings([("user", "Why does the upload break?"), ("assistant", reply)])]
+
+
+def test_a_cause_said_after_the_error_is_because_is_kept_alone():
+    kept = found("The error is because the `cgi` module was removed in Python 3.13.")
+    assert kept and kept[0].startswith("The `cgi` module"), kept
+    assert found("The code builds one map across all files, but UUIDs aren't unique across `sessions.jsonl` files.")
+    assert found("The `uvx` commands assume the package is published to PyPI.")
+    kept = found("Unfortunately, 1Password doesn't support YubiKey for every unlock, only for new device sign-ins.")
+    assert kept and kept[0].startswith("1Password"), kept
+
+
+def test_the_state_of_the_work_is_no_finding():
+    assert not found("The CSS for `tool-block` elements doesn't exist yet.")
+    assert not found("The `M-Claude` directory doesn't exist locally.")
+    assert not found("The type ignore comments we added in `parser.py` are for cases that can't be typed at compile time.")
+    # The same claims, said of the system, are kept.
+    assert found("The CSS for `tool-block` elements doesn't exist in the bundle.")
+
+
+def test_what_the_person_says_the_program_does_now_is_no_rule():
+    def bodies(said: str) -> list[str]:
+        text = f"[user] Export the archive\n\n[assistant] Exported.\n\n[user] {said}\n\n[assistant] Noted."
+        return [r["body"] for r in extractive(text, profile="claude", source="claude:session:x")]
+
+    assert not bodies("Now, the export always exports the full detailed view of every conversation.")
+    assert not bodies("We are still at the stage of never having shared this code with anyone before.")
+    assert not bodies("Everything should be in the manifest right, especially with several projects in it.")
+    kept = bodies("The export must always write the manifest next to the archive, never inside it.")
+    assert any("manifest" in b for b in kept), kept
