@@ -23,6 +23,7 @@ from brain_core.harvest import findings as _findings
 from brain_core.harvest.codeish import code_only
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
+from brain_core.text.sentences import prose_sentences
 from brain_core.text.slug import kebab, project_tag
 from brain_core.text.stopwords import STATEMENT_STOP
 
@@ -62,7 +63,6 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SPEAKER = re.compile(r"^\s*(?:\[[\d:.,\s-]+\]\s*)?(?:[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}:\s+)?")
 _EMPHASIS = re.compile(r"\*\*|__")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(\[*])")
 _CODE_LINE = re.compile(r"^(?:\s{4,}|\t|[+@>$#]|\*\*\*|diff |Traceback|File \"|\s*at [\w.$]+\()")
 
 _Cue = tuple[str, re.Pattern, float]
@@ -229,7 +229,7 @@ def _sentences(body: str) -> list[str]:
         if not line.strip() or _CODE_LINE.match(line) or _LOG_LINE.match(line) or _REVIEW.search(line):
             continue
         line = _BULLET.sub("", _SPEAKER.sub("", line, count=1), count=1).strip()
-        for s in _SENTENCE_END.split(line):
+        for s in prose_sentences(line):
             s = _EMPHASIS.sub("", s).strip()
             if len(s) >= 20 and len(s.split()) >= 4 and len(s) <= 600:
                 out.append(s)

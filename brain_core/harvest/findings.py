@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from brain_core.harvest.codeish import code_only
+from brain_core.text.sentences import reply_sentences
 
 TOGGLES = ("_STRONG_MORE", "_PERSON_STATE", "_TRANSIENT")
 
@@ -36,7 +37,6 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`([^`\n]{1,120})`")
 _EMPH = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")
 _BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|[✅❌⚠️🔴🟡🟢✓✗★•]+)\s*")
-_SPLIT = re.compile(r"(?:(?<=[^.]\.)|(?<=[!?]))\s+(?=[A-Z`\"'(\[])|(?<=:)\s+(?=[A-Z`])")  # never after "..."
 _EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
 _SKIP_LINE = re.compile(r"^\s*(?:\||#{1,6}\s|[-=_─━*]{3,}|\$ |>>>|Traceback|File \"|\s*at [\w.$<>]+\(|[+-]{1,3}\s|diff |@@)")
 
@@ -52,7 +52,7 @@ def sentences(body: str, shortest: int = 30) -> list[str]:
         line = _EMOJI.sub("", line)
         line = _BULLET.sub("", line).strip()
         line = _EMPH.sub("", line).strip()
-        for s in _SPLIT.split(line):
+        for s in reply_sentences(line):
             s = s.strip()
             if shortest <= len(s) <= 400 and len(s.split()) >= (5 if shortest >= 30 else 3):
                 out.append(s)

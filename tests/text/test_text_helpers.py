@@ -69,3 +69,21 @@ def test_one_origin_for_answers_and_overview():
     assert answer_origin(memory) == overview_origin(memory) == "from a Claude Code memory file"
     by_hand = SimpleNamespace(source="cli", created="2026-11-02", profile="me")
     assert answer_origin(by_hand) == "" and overview_origin(by_hand) == "from you on 2026-11-02"
+
+
+def test_sentence_splitters_live_in_text():
+    # A sentence end written as a look-behind on . ! ? is a sentence splitter: text/sentences.py has them.
+    outside = [f"{p.relative_to(PKG).as_posix()}:{i}" for p in PKG.rglob("*.py") if not p.relative_to(PKG).as_posix().startswith("text/")
+               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "(?<=[.!?]" in line or "(?<=[^.]\\." in line]
+    assert not outside, f"sentence splitters outside brain_core/text/sentences.py: {outside}"
+
+
+def test_the_sentence_splitters():
+    from brain_core.text.sentences import prose_sentences, reply_sentences, sentences
+
+    assert sentences("Ask Dr. Okafor, e.g. by mail. She knows.\nNext line") == ["Ask Dr. Okafor, e.g. by mail.", "She knows.", "Next line"]
+    assert sentences("Totally agree, Mel. Family is everything.") == ["Totally agree, Mel.", "Family is everything."]
+    assert prose_sentences("Use v1.2 now. Then deploy.\n- first item\n- second item") == \
+        ["Use v1.2 now.", "Then deploy.", "- first item", "- second item"]
+    assert [s.strip() for s in reply_sentences("Checking... Found it. Root cause: `fetch` ignores helpers.")] == \
+        ["Checking... Found it.", "Root cause:", "`fetch` ignores helpers."]
