@@ -62,6 +62,9 @@ class Evidence:
     # not a disagreement anyone can name, but not sure they say the same: a word on one side only
     # (:func:`brain_core.brain.disagreement.unaligned`); such a pair is never folded, nor called a conflict
     unsure: str | None = None
+    # which check found the difference ("numbers", "negated", "salient", or one of
+    # :func:`brain_core.brain.disagreement.named_disagreement`'s), when one did
+    check: str | None = None
 
     def duplicate(self, cosine: float = COSINE, overlap: float = OVERLAP) -> bool:
         if self.conflict is not None or self.unsure is not None:
@@ -149,7 +152,7 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     overlap = len(shared) / len(small)
     if cosine is None:
         overlap = len(_matched(ta.words, tb.words)) / len(ta.words | tb.words)
-    conflict = None
+    conflict = check = None
     only_a = ta.salient - _matched(ta.salient, tb.words | tb.salient)
     only_b = tb.salient - _matched(tb.salient, ta.words | ta.salient)
     numbers_differ = bool(ta.numbers and tb.numbers and ta.numbers != tb.numbers)
@@ -158,24 +161,27 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
 
         numbers_differ = terms(clock(a)).numbers != terms(clock(b)).numbers  # "2am" / "02:00": one time
     if numbers_differ and (ta.numbers - tb.numbers) and (tb.numbers - ta.numbers):
-        conflict = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})"
+        conflict, check = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})", "numbers"
     elif numbers_differ:  # "P1 tickets" / "priority 1 tickets": a number on one side only is no other value
         return Evidence(cosine, overlap, None, f"a number on one side only ({', '.join(sorted(ta.numbers ^ tb.numbers))})")
     elif ta.negated != tb.negated:
-        conflict = "one is negated"
+        conflict, check = "one is negated", "negated"
     elif only_a and only_b:
-        conflict = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})"
+        conflict, check = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})", "salient"
     else:
-        from brain_core.brain.disagreement import disagreement, unaligned
+        from brain_core.brain.disagreement import named_disagreement, unaligned
 
-        conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
-        if conflict is None:
+        found = named_disagreement(a, b)  # the same words in another order, or a contrast turned round
+        if found is None:
             return Evidence(cosine, overlap, None, unaligned(a, b))  # when in doubt, two records
+        check, conflict, sure = found
+        if not sure:  # a check of order, and the words moved more than by a swap: two records, no claim
+            return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}", check)
     from brain_core.brain.disagreement import minimal_pair
 
     if not minimal_pair(a, b):  # worded too differently to say which words disagree: two records, no claim
-        return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}")
-    return Evidence(cosine, overlap, conflict)
+        return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}", check)
+    return Evidence(cosine, overlap, conflict, None, check)
 
 
 def is_near_duplicate(a: str, b: str, cosine: float | None = None) -> bool:

@@ -59,6 +59,7 @@ OPPOSITES = (("before", "after"), ("from", "to"), ("above", "below"), ("over", "
 _DROP = frozenset("a an the".split())
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
+SWAP_OTHER_WORDS = 0  # other words a swap may come with and still be named (:func:`_swap_only`)
 SEGMENT_GAP = 10  # a word in the next clause counts as this many words further away
 
 
@@ -158,7 +159,8 @@ def shape(text: str) -> Shape:
             first = False
             if low in _DROP or (low in STOPWORDS and low not in BINDERS):
                 continue
-            c = ("before" if low == "then" else low) if low in BINDERS else _canon(raw)  # "X, then Y": X before Y
+            c = ("before" if low == "then" else low) if low in BINDERS else _canon(_SYNONYM_HEAD.get(low, raw))
+            # "X, then Y": X before Y; "db" / "database", "relies" / "depends": one word
             if re.fullmatch(r"\d{1,2}(?::\d\d)?[ap]m|\d{1,2}:\d\d", low):
                 c = clock(low).strip()  # "2am" / "02:00": one time, still said as written
             if not c:
@@ -202,10 +204,12 @@ def _by_clause(sh: Shape) -> list[list[Tok]]:
     return list(out.values())
 
 
-def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> tuple[str, str, str] | None:
-    """``(x, w, y)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way too):
-    ``x`` and ``y`` two names or two other words, ``w`` said once in each and not a passive ("is
-    reviewed by", which turns a sentence round without changing it)."""
+def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set,
+              mixed: bool = False) -> tuple[str, str, str, bool] | None:
+    """``(x, w, y, turned)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way
+    too): ``x`` and ``y`` two names or two other words (with ``mixed``, one of each), ``w`` said once in
+    each and not a passive ("is reviewed by", which turns a sentence round without changing it); ``turned``
+    when one side is the passive and the words keep their order."""
     sa, sb = [t.canon for t in ta], [t.canon for t in tb]
     pa: dict[str, list[int]] = {}
     pb: dict[str, list[int]] = {}
@@ -227,6 +231,10 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> 
 
     once = {t for t in common if len(pa[t]) == 1 and len(pb[t]) == 1}
 
+    def head(toks, pos, t) -> str | None:
+        i = pos[t][0]
+        return toks[i + 1].canon if i + 1 < len(toks) else None
+
     def seg(toks, pos, t):
         return toks[pos[t][0]].seg
 
@@ -245,13 +253,16 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> 
             if x == w or x in BINDERS:
                 continue
             for y in once:
-                if y in (x, w) or y in BINDERS or ((x in names) != (y in names)):
+                if y in (x, w) or y in BINDERS or (((x in names) != (y in names)) != mixed):
                     continue
+                if mixed and not (head(ta, pa, x) and head(ta, pa, x) == head(ta, pa, y) == head(tb, pb, x)
+                                  == head(tb, pb, y)):
+                    continue  # a name and a common word: only as two words before one noun ("the SRE team")
                 if turned:
                     if between(pa, x, w, y) and between(pb, x, w, y) and not clause_moved(x, w, y):
-                        return x, w, y
+                        return x, w, y, True
                 elif between(pa, x, w, y) and between(pb, y, w, x) and not clause_moved(x, w, y):
-                    return x, w, y
+                    return x, w, y, False
     return None
 
 
@@ -420,21 +431,113 @@ def _regrouped_clauses(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
     return None
 
 
-@lru_cache(maxsize=32768)
+
+def _reversals(sa: Shape, sb: Shape, shared: set, names: set, mixed: bool) -> tuple[str, tuple] | None:
+    """The first :func:`_reversal` sentence by sentence ("reversal"), else clause by clause ("clause-reversal":
+    a word said twice in a sentence, once in each clause, "the cache sits in front of the database, so
+    reads hit the cache first")."""
+    for check, split in (("reversal", _by_sentence), ("clause-reversal", _by_clause)):
+        for x in split(sa):
+            for y in split(sb):
+                found = _reversal(x, y, shared, names, mixed)
+                if found:
+                    return check, found
+    return None
+
+
+def _exchanged(at_a: dict, at_b: dict, w: str) -> bool:
+    """Whether ``w``'s partner in each text goes with another word that changed partners the other way
+    ("logs in Loki, metrics in Prometheus" / "logs in Prometheus, metrics in Loki"): an exchange, which no
+    rewording makes. A word said once that serves two clauses ("the importer reads CSV and writes
+    Parquet") seems to change partners alone."""
+    return any(o != w and at_a.get(o) == at_b[w] and at_b.get(o) == at_a[w] for o in set(at_a) & set(at_b))
+
+
+def _once_in_order(sh: Shape, other: Shape) -> list[str]:
+    """The words of ``sh`` said as many times in ``other``, in ``sh``'s order."""
+    def counts(x: Shape) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in x.toks:
+            out[t.canon] = out.get(t.canon, 0) + 1
+        return out
+
+    mine, theirs = counts(sh), counts(other)
+    return [t.canon for t in sh.toks if mine[t.canon] == theirs.get(t.canon)]
+
+
+def _swap_only(a: str, b: str, most: int = SWAP_OTHER_WORDS) -> bool:
+    """Whether ``a`` and ``b`` are one wording but for two runs of words swapped (:func:`_one_swap`), with
+    at most ``most`` other informative words of each not on the other side: "X sits in front of Y" / "Y
+    sits behind X" swaps its two sides too, and says the same."""
+    ca, cb = set(_content(a)), set(_content(b))
+    if len(ca - cb) > most or len(cb - ca) > most:
+        return False
+    sa, sb = shape(a), shape(b)
+    if _one_swap(_once_in_order(sa, sb), _once_in_order(sb, sa)):
+        return True
+    # or a sentence of each, as a run of words ("Search depends on indexing: the search team relies on the
+    # indexing team." / "The indexing team depends on the search team.")
+    units_a = [sa.toks] + _by_sentence(sa) + _by_clause(sa)
+    units_b = [sb.toks] + _by_sentence(sb) + _by_clause(sb)
+    return any(_one_swap([t.canon for t in x], [t.canon for t in y]) for x in units_a for y in units_b
+               if len(x) == len(y) >= 3)
+
+
+def _one_swap(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether ``b`` is ``a`` with two runs of its words exchanged (or two words, wherever they are), all else in place ("Siobhan reviews
+    Tomasz's pull requests" / "Tomasz reviews Siobhan's pull requests"; "from MySQL to PostgreSQL" / "from
+    PostgreSQL to MySQL"): a swap and nothing else. A clause put first, adjectives in another order, a
+    terse note against a sentence move more than that."""
+    if len(a) != len(b) or list(a) == list(b) or sorted(a) != sorted(b):
+        return False
+    pairs = {(x, y) for x, y in zip(a, b) if x != y}
+    if len(pairs) == 2 and all((y, x) in pairs for x, y in pairs):
+        return True  # two words exchanged wherever they are ("the cache in front of the database, so reads hit
+        # the cache first" / the database in front of the cache ...)
+    i = 0
+    while a[i] == b[i]:
+        i += 1
+    end = len(a)
+    while a[end - 1] == b[end - 1]:
+        end -= 1
+    mid_a, mid_b = list(a[i:end]), list(b[i:end])
+    n = len(mid_a)
+    for j in range(1, n):          # mid_a = X M Y (X = mid_a[:j], Y = mid_a[k:]), mid_b = Y M X
+        for k in range(j, n):
+            if mid_b == mid_a[k:] + mid_a[j:k] + mid_a[:j]:
+                return True
+    return False
+
+
 def disagreement(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` do not say the same thing although they share their words, or None."""
+    got = named_disagreement(a, b)
+    return got[1] if got else None
+
+
+@lru_cache(maxsize=32768)
+def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
+    """:func:`disagreement` with the check that found it and whether it is sure: ``(check, why, sure)``,
+    the check one of "flipped", "opposites", "names", "sequence", "local", "owner", "objects", "reversal",
+    "clause-reversal", "attached", "regrouped", "substitution". A check of order (a reversal, a word that
+    goes with another name, a binding word's object) is sure only when the two texts are one wording
+    but for the swap (:func:`_one_swap`); else the words were moved by a rewording as well as, maybe,
+    by a disagreement, and the pair is a doubt: two records, no claim."""
     sa, sb = shape(a), shape(b)
     say = {**sb.spelled, **sa.spelled}.get
     flipped = sorted((sa.affirmed & sb.rejected) | (sa.rejected & sb.affirmed))
     if flipped:
-        return f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})"
+        # named when both reject something (a contrast turned round); one side's "X over Y" may be a
+        # choice the other writes without its marker ("composition over inheritance"): a doubt
+        return "flipped", f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})", \
+            bool(sa.rejected and sb.rejected)
     words_a = {t.canon for t in sa.toks}
     words_b = {t.canon for t in sb.toks}
     for p, q in OPPOSITES:
         if (p in words_a and q not in words_a and q in words_b and p not in words_b) or \
                 (q in words_a and p not in words_a and p in words_b and q not in words_b):
             if not _converse(sa, sb, p, q):
-                return f"opposite words ({say(p, p)} / {say(q, q)})"
+                return "opposites", f"opposite words ({say(p, p)} / {say(q, q)})", True
     lower = {t.canon for t in sa.toks + sb.toks if not t.name and not t.initial}
     names = {t.canon for t in sa.toks + sb.toks if t.name}
     names |= ({t.canon for t in sa.toks + sb.toks if t.unknown}
@@ -452,51 +555,52 @@ def disagreement(a: str, b: str) -> str | None:
     if (named_a & strong and only_b & caps_b) or (named_b & strong and only_a & caps_a):
         left = sorted(named_a or (only_a & caps_a))
         right = sorted(named_b or (only_b & caps_b))
-        return f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})"
+        return "names", f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})", True
     seq_a, seq_b = [t for t in sa.toks], [t for t in sb.toks]
     if len(seq_a) == len(seq_b):
         diff = [(x, y) for x, y in zip(seq_a, seq_b) if x.canon != y.canon]
         if diff and all(x.canon not in words_b and y.canon not in words_a for x, y in diff) and all((x.name or x.initial or x.unknown) and (y.name or y.initial or y.unknown) for x, y in diff):
-            return f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other"
+            return "sequence", f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other", True
     swap = _local_substitution(sa, sb, words_a, words_b, strong)
     if swap:
-        return f"{swap[0]} in one, {swap[1]} in the other"
+        return "local", f"{swap[0]} in one, {swap[1]} in the other", True
     shared = words_a & words_b
     own_a = {t.canon for t in sa.toks if t.owner} & shared & names
     own_b = {t.canon for t in sb.toks if t.owner} & shared & names
     if own_a and own_b and own_a != own_b:
-        return f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
-               f"{', '.join(say(t, t) for t in sorted(own_b))}'s)"
+        return "owner", f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
+               f"{', '.join(say(t, t) for t in sorted(own_b))}'s)", True
     obj_a, obj_b = _objects(sa), _objects(sb)
     for w in sorted(set(obj_a) & set(obj_b)):
         if obj_a[w] != obj_b[w] and obj_a[w] in shared and obj_b[w] in shared and (
                 obj_a[w] in obj_b.values() or obj_b[w] in obj_a.values()
                 or (obj_a[w] not in _after(sb, w) and obj_b[w] not in _after(sa, w))):
-            return f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other"
-    for x in _by_sentence(sa):
-        for y in _by_sentence(sb):
-            found = _reversal(x, y, shared, names)
-            if found:
-                x, w, y = (say(t, t) for t in found)
-                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
-    for x in _by_clause(sa):  # a word said twice in a sentence, once in each clause ("the cache sits in front
-        for y in _by_clause(sb):  # of the database, so reads hit the cache first"): the clauses' order
-            found = _reversal(x, y, shared, names)
-            if found:
-                x, w, y = (say(t, t) for t in found)
-                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
+            return "objects", f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other", \
+                _exchanged(obj_a, obj_b, w) or _swap_only(a, b)
+    lined = _swap_only(a, b)
+    found = _reversals(sa, sb, shared, names, False)
+    if found:
+        check, (x, w, y, turned) = found
+        x, w, y = say(x, x), say(w, w), say(y, y)
+        return check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", turned or lined
     shared_names = names & shared
     if len(shared_names) >= 2:
         at_a, at_b = _attached(sa, shared_names), _attached(sb, shared_names)
         for w in sorted(set(at_a) & set(at_b) & shared):
             if at_a[w] != at_b[w]:
-                return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
-                       "in the other"
+                return "attached", f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with " \
+                       f"{say(at_b[w], at_b[w])} in the other", _exchanged(at_a, at_b, w) or lined
     moved = _regrouped(sa, sb)
     if moved:
         t, x, y = (say(w, w) for w in moved)
-        return f"{t!r} goes with {x} in one and with {y} in the other"
-    return substitution(a, b)
+        return "regrouped", f"{t!r} goes with {x} in one and with {y} in the other", True
+    found = _reversals(sa, sb, shared, names, True)  # a name and a common word swapped ("the platform team"
+    if found:                                        # / "the SRE team"): named only as a swap and no more
+        check, (x, w, y, _) = found
+        x, w, y = say(x, x), say(w, w), say(y, y)
+        return check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", lined
+    sub = substitution(a, b)
+    return ("substitution", sub, True) if sub else None
 
 
 # -- content alignment: link only when every informative word of each side is on the other ------------------
@@ -542,6 +646,9 @@ _SYNONYMS = (
     ("large", "big"), ("small", "little"), ("fast", "quick"), ("larger", "bigger"),
     ("faster", "quicker"), ("via", "through"), ("because", "since"),
 )
+# for the order checks, the same word in the same order only: "X owns Y" is "Y belongs to X", turned round
+_SYNONYM_HEAD = {w: g[0] for g in _SYNONYMS for w in g[1:]
+                 if g[0] not in BINDERS and w not in BINDERS and g[0] != "own"}
 # irregular forms of common verbs, so "written" meets "write" and "led" meets "lead"
 _IRREGULAR = {"goes": "go", "written": "write", "wrote": "write", "led": "lead", "shown": "show", "took": "take", "taken": "take",
               "ran": "run", "went": "go", "gone": "go", "got": "get", "gotten": "get", "gave": "give", "given": "give",
