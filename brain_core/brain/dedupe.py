@@ -133,8 +133,13 @@ def terms(text: str) -> Terms:
 
 
 def _same_word(a: str, b: str) -> bool:
-    """Equal, or one stem: "deploy"/"deploying", "paginate"/"pagination" share their first five letters."""
-    return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
+    """Equal, or one stem: "deploy"/"deploying", "paginate"/"pagination" share their first five letters,
+    "lint"/"linting"/"linter" one root."""
+    if a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5]):
+        return True
+    from brain_core.brain.disagreement import _root
+
+    return a.isalpha() and b.isalpha() and _root(a) == _root(b)
 
 
 def _matched(ws, others) -> set:

@@ -137,6 +137,7 @@ def shape(text: str) -> Shape:
     from brain_core.recall.hybrid import STOPWORDS
 
     text = _OWNED_ROLE.sub(r"\1 \3 \2", arrows(text or ""))  # "Owen is Siobhan's mentor": Owen mentors Siobhan
+    text = spelled_out(text)
     vocab = _vocab()
     rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
@@ -432,6 +433,29 @@ def _regrouped_clauses(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
 
 
 
+_LITERAL = re.compile(r"[^\s,;()\[\]\"'`]*(?:[\w<>][/\\_@=:]+[\w<>]|\w\.\w)[^\s,;()\[\]\"'`]*")
+
+
+def literals(text: str) -> set[str]:
+    """What ``text`` writes as one run of characters with a path's, an identifier's or an address's
+    separators ("feature/<ticket-id>", "snake_case", "api.staging.internal"), lower case."""
+    found = {m.group(0).rstrip(".:!?").lower() for m in _LITERAL.finditer(text or "")}
+    return {x for x in found if re.search(r"[a-z]", x) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", x)}  # "e.g."
+
+
+def literal_turned(a: str, b: str) -> tuple[str, str] | None:
+    """A literal of one text written with the same parts in another order in the other ("feature/<ticket-id>"
+    / "<ticket-id>/feature"): as a path or a name, another value, though every word is on both sides."""
+    la, lb = literals(a), literals(b)
+    for x in sorted(la - lb):
+        px = re.findall(r"[a-z0-9]+", x)
+        for y in sorted(lb - la):
+            py = re.findall(r"[a-z0-9]+", y)
+            if len(px) > 1 and px != py and sorted(px) == sorted(py):
+                return x, y
+    return None
+
+
 def _reversals(sa: Shape, sb: Shape, shared: set, names: set, mixed: bool) -> tuple[str, tuple] | None:
     """The first :func:`_reversal` sentence by sentence ("reversal"), else clause by clause ("clause-reversal":
     a word said twice in a sentence, once in each clause, "the cache sits in front of the database, so
@@ -518,11 +542,14 @@ def disagreement(a: str, b: str) -> str | None:
 @lru_cache(maxsize=32768)
 def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
     """:func:`disagreement` with the check that found it and whether it is sure: ``(check, why, sure)``,
-    the check one of "flipped", "opposites", "names", "sequence", "local", "owner", "objects", "reversal",
+    the check one of "literal", "flipped", "opposites", "names", "sequence", "local", "owner", "objects", "reversal",
     "clause-reversal", "attached", "regrouped", "substitution". A check of order (a reversal, a word that
     goes with another name, a binding word's object) is sure only when the two texts are one wording
     but for the swap (:func:`_one_swap`); else the words were moved by a rewording as well as, maybe,
     by a disagreement, and the pair is a doubt: two records, no claim."""
+    turned = literal_turned(a, b)
+    if turned:
+        return "literal", f"{turned[0]} in one, {turned[1]} in the other", True
     sa, sb = shape(a), shape(b)
     say = {**sb.spelled, **sa.spelled}.get
     flipped = sorted((sa.affirmed & sb.rejected) | (sa.rejected & sb.affirmed))
@@ -644,7 +671,7 @@ _SYNONYMS = (
     ("millisecond", "milliseconds", "ms"), ("day", "days"), ("week", "weeks"), ("month", "months"),
     ("year", "years", "annual", "annually", "yearly"), ("begin", "begins", "began", "start", "starts", "started"),
     ("large", "big"), ("small", "little"), ("fast", "quick"), ("larger", "bigger"),
-    ("faster", "quicker"), ("via", "through"), ("because", "since"),
+    ("faster", "quicker"), ("via", "through"), ("because", "since"), ("to", "into"),
 )
 # for the order checks, the same word in the same order only: "X owns Y" is "Y belongs to X", turned round
 _SYNONYM_HEAD = {w: g[0] for g in _SYNONYMS for w in g[1:]
@@ -674,6 +701,14 @@ _MONTH_NAMES = ("january february march april may june july august september oct
 _TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?![\w])|\b(\d{1,2}):(\d{2})\b", re.I)
 _UNIT_GLUED = re.compile(r"\b(\d+(?:\.\d+)?)(ms|s|m|h|d|w|kb|mb|gb|tb|k)\b", re.I)
 _UNITS = {"ms": "millisecond", "s": "second", "m": "minute", "h": "hour", "d": "day", "w": "week"}
+_ABBREVIATED = re.compile(r"\b(" + "|".join(_ABBREVIATIONS) + r")\b", re.I)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with a unit glued to its number apart ("48h": "48 hour") and a few abbreviations in full
+    ("PR": "pull request"), so that both checks, of words and of order, read them as the words they are."""
+    text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
+    return _ABBREVIATED.sub(lambda m: " ".join(_ABBREVIATIONS[m.group(1).lower()]), text)
 
 
 _INFLECTIONS = ("ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "s", "ly")
@@ -755,8 +790,7 @@ def _content(text: str) -> tuple[str, ...]:
 
 
 def _content_words(text: str) -> list[str]:
-    text = clock(arrows(text))
-    text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
+    text = spelled_out(clock(arrows(text)))
     text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
                   text, flags=re.I)  # what the sentence says already
     text = re.sub(r"\b(run|runs|running|ran)\s+on\b", "uses", text, flags=re.I)  # "runs on Redis": uses Redis
@@ -859,6 +893,9 @@ def unaligned(a: str, b: str) -> str | None:
             mine.remove(_key("last"))
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    la, lb = literals(a), literals(b)
+    if la != lb:  # "feature/<ticket-id>" / "feature ticket-id": a path or a name is what is written
+        return f"a literal written otherwise ({', '.join(sorted(la - lb)[:2]) or '-'} / {', '.join(sorted(lb - la)[:2]) or '-'})"
     moved = _regrouped_clauses(shape(a), shape(b))
     if moved:  # "PRs on hosted runners; main on self-hosted ones" / "main on hosted, PRs on self-hosted"
         return f"words grouped otherwise ({moved[0]} with {moved[1]} in one, with {moved[2]} in the other)"
