@@ -206,10 +206,12 @@ def _by_clause(sh: Shape) -> list[list[Tok]]:
 
 
 def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set,
-              mixed: bool = False) -> tuple[str, str, str, bool] | None:
+              mixed: bool = False, free: bool = False) -> tuple[str, str, str, bool] | None:
     """``(x, w, y, turned)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way
     too): ``x`` and ``y`` two names or two other words (with ``mixed``, one of each), ``w`` said once in
-    each and not a passive ("is reviewed by", which turns a sentence round without changing it); ``turned``
+    each and not a passive ("is reviewed by", which turns a sentence round without changing it); a name and a
+    common word only as two words before one noun ("the SRE team" / "the platform team"), unless ``free``
+    (the caller knows the two texts are one wording but for a swap); ``turned``
     when one side is the passive and the words keep their order."""
     sa, sb = [t.canon for t in ta], [t.canon for t in tb]
     pa: dict[str, list[int]] = {}
@@ -256,7 +258,7 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set,
             for y in once:
                 if y in (x, w) or y in BINDERS or (((x in names) != (y in names)) != mixed):
                     continue
-                if mixed and not (head(ta, pa, x) and head(ta, pa, x) == head(ta, pa, y) == head(tb, pb, x)
+                if mixed and not free and not (head(ta, pa, x) and head(ta, pa, x) == head(ta, pa, y) == head(tb, pb, x)
                                   == head(tb, pb, y)):
                     continue  # a name and a common word: only as two words before one noun ("the SRE team")
                 if turned:
@@ -433,6 +435,7 @@ def _regrouped_clauses(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
 
 
 
+_LABEL = re.compile(r"\w:\s")
 _LITERAL = re.compile(r"[^\s,;()\[\]\"'`]*(?:[\w<>][/\\_@=:]+[\w<>]|\w\.\w)[^\s,;()\[\]\"'`]*")
 
 
@@ -456,14 +459,15 @@ def literal_turned(a: str, b: str) -> tuple[str, str] | None:
     return None
 
 
-def _reversals(sa: Shape, sb: Shape, shared: set, names: set, mixed: bool) -> tuple[str, tuple] | None:
+def _reversals(sa: Shape, sb: Shape, shared: set, names: set, mixed: bool,
+               free: bool = False) -> tuple[str, tuple] | None:
     """The first :func:`_reversal` sentence by sentence ("reversal"), else clause by clause ("clause-reversal":
     a word said twice in a sentence, once in each clause, "the cache sits in front of the database, so
     reads hit the cache first")."""
     for check, split in (("reversal", _by_sentence), ("clause-reversal", _by_clause)):
         for x in split(sa):
             for y in split(sb):
-                found = _reversal(x, y, shared, names, mixed)
+                found = _reversal(x, y, shared, names, mixed, free)
                 if found:
                     return check, found
     return None
@@ -621,8 +625,12 @@ def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
     if moved:
         t, x, y = (say(w, w) for w in moved)
         return "regrouped", f"{t!r} goes with {x} in one and with {y} in the other", True
-    found = _reversals(sa, sb, shared, names, True)  # a name and a common word swapped ("the platform team"
-    if found:                                        # / "the SRE team"): named only as a swap and no more
+    # a name and a common word swapped ("the platform team" / "the SRE team", "Kafka feeds the warehouse" /
+    # "the warehouse feeds Kafka"): named only as a swap and no more; a label ("Primary color: #1E40AF") is
+    # no subject, and "X: Y" / "Y as X" swaps nothing
+    free = lined and not (_LABEL.search(a) or _LABEL.search(b))
+    found = _reversals(sa, sb, shared, names, True, free)
+    if found:
         check, (x, w, y, _) = found
         x, w, y = say(x, x), say(w, w), say(y, y)
         return check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", lined
