@@ -137,7 +137,7 @@ def shape(text: str) -> Shape:
     from brain_core.recall.hybrid import STOPWORDS
 
     text = _OWNED_ROLE.sub(r"\1 \3 \2", arrows(text or ""))  # "Owen is Siobhan's mentor": Owen mentors Siobhan
-    text = spelled_out(text)
+    text = spelled_out(_paired_list(text))
     vocab = _vocab()
     rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
@@ -459,6 +459,20 @@ def literal_turned(a: str, b: str) -> tuple[str, str] | None:
     return None
 
 
+_DASH = re.compile(r"\s[-\u2013\u2014]\s")
+
+
+def _paired_list(text: str) -> str:
+    """A list of pairs written with dashes ("Helm charts - Owen, Grafana dashboards - Tomasz") read with
+    its dashes as the links inside each item, not as breaks between sentences."""
+    out = []
+    for part in re.split(r"(?<=[.;!?\n])", text):
+        if len(_DASH.findall(part)) >= 2 and "," in part:
+            part = _DASH.sub(" : ", part)
+        out.append(part)
+    return "".join(out)
+
+
 def _reversals(sa: Shape, sb: Shape, shared: set, names: set, mixed: bool,
                free: bool = False) -> tuple[str, tuple] | None:
     """The first :func:`_reversal` sentence by sentence ("reversal"), else clause by clause ("clause-reversal":
@@ -549,18 +563,30 @@ def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
     the check one of "literal", "flipped", "opposites", "names", "sequence", "local", "owner", "objects", "reversal",
     "clause-reversal", "attached", "regrouped", "substitution". A check of order (a reversal, a word that
     goes with another name, a binding word's object) is sure only when the two texts are one wording
-    but for the swap (:func:`_one_swap`); else the words were moved by a rewording as well as, maybe,
-    by a disagreement, and the pair is a doubt: two records, no claim."""
+    but for the swap (:func:`_one_swap`), or two words exchanged partners (:func:`_exchanged`); else the
+    words were moved by a rewording as well as, maybe, by a disagreement. The first sure finding is the
+    answer (a doubt of one check does not stop the next from naming what it is sure of), else the first
+    doubt: two records, no claim."""
+    doubt = None
+    for found in _findings(a, b):
+        if found[2]:
+            return found
+        doubt = doubt or found
+    return doubt
+
+
+def _findings(a: str, b: str):
+    """Each ``(check, why, sure)`` of :func:`named_disagreement`, in the order the checks run."""
     turned = literal_turned(a, b)
     if turned:
-        return "literal", f"{turned[0]} in one, {turned[1]} in the other", True
+        yield "literal", f"{turned[0]} in one, {turned[1]} in the other", True
     sa, sb = shape(a), shape(b)
     say = {**sb.spelled, **sa.spelled}.get
     flipped = sorted((sa.affirmed & sb.rejected) | (sa.rejected & sb.affirmed))
     if flipped:
         # named when both reject something (a contrast turned round); one side's "X over Y" may be a
         # choice the other writes without its marker ("composition over inheritance"): a doubt
-        return "flipped", f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})", \
+        yield "flipped", f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})", \
             bool(sa.rejected and sb.rejected)
     words_a = {t.canon for t in sa.toks}
     words_b = {t.canon for t in sb.toks}
@@ -568,7 +594,7 @@ def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
         if (p in words_a and q not in words_a and q in words_b and p not in words_b) or \
                 (q in words_a and p not in words_a and p in words_b and q not in words_b):
             if not _converse(sa, sb, p, q):
-                return "opposites", f"opposite words ({say(p, p)} / {say(q, q)})", True
+                yield "opposites", f"opposite words ({say(p, p)} / {say(q, q)})", True
     lower = {t.canon for t in sa.toks + sb.toks if not t.name and not t.initial}
     names = {t.canon for t in sa.toks + sb.toks if t.name}
     names |= ({t.canon for t in sa.toks + sb.toks if t.unknown}
@@ -586,56 +612,60 @@ def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
     if (named_a & strong and only_b & caps_b) or (named_b & strong and only_a & caps_a):
         left = sorted(named_a or (only_a & caps_a))
         right = sorted(named_b or (only_b & caps_b))
-        return "names", f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})", True
+        yield "names", f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})", True
     seq_a, seq_b = [t for t in sa.toks], [t for t in sb.toks]
     if len(seq_a) == len(seq_b):
         diff = [(x, y) for x, y in zip(seq_a, seq_b) if x.canon != y.canon]
         if diff and all(x.canon not in words_b and y.canon not in words_a for x, y in diff) and all((x.name or x.initial or x.unknown) and (y.name or y.initial or y.unknown) for x, y in diff):
-            return "sequence", f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other", True
+            yield "sequence", f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other", True
     swap = _local_substitution(sa, sb, words_a, words_b, strong)
     if swap:
-        return "local", f"{swap[0]} in one, {swap[1]} in the other", True
+        yield "local", f"{swap[0]} in one, {swap[1]} in the other", True
     shared = words_a & words_b
     own_a = {t.canon for t in sa.toks if t.owner} & shared & names
     own_b = {t.canon for t in sb.toks if t.owner} & shared & names
     if own_a and own_b and own_a != own_b:
-        return "owner", f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
+        yield "owner", f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
                f"{', '.join(say(t, t) for t in sorted(own_b))}'s)", True
     obj_a, obj_b = _objects(sa), _objects(sb)
     for w in sorted(set(obj_a) & set(obj_b)):
         if obj_a[w] != obj_b[w] and obj_a[w] in shared and obj_b[w] in shared and (
                 obj_a[w] in obj_b.values() or obj_b[w] in obj_a.values()
                 or (obj_a[w] not in _after(sb, w) and obj_b[w] not in _after(sa, w))):
-            return "objects", f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other", \
+            yield "objects", f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other", \
                 _exchanged(obj_a, obj_b, w) or _swap_only(a, b)
     lined = _swap_only(a, b)
+    # a label ("Primary color: #1E40AF", "Maintainers: Helm charts - Owen") is no subject, and a note has no
+    # verb to turn round: "X: Y" / "Y as X" and "charts - Owen" / "charts maintained by Owen" swap nothing
+    labelled = bool(_LABEL.search(a) or _LABEL.search(b))
     found = _reversals(sa, sb, shared, names, False)
     if found:
         check, (x, w, y, turned) = found
         x, w, y = say(x, x), say(w, w), say(y, y)
-        return check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", turned or lined
+        yield check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", \
+            (turned and not labelled) or lined
     shared_names = names & shared
     if len(shared_names) >= 2:
         at_a, at_b = _attached(sa, shared_names), _attached(sb, shared_names)
         for w in sorted(set(at_a) & set(at_b) & shared):
             if at_a[w] != at_b[w]:
-                return "attached", f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with " \
+                yield "attached", f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with " \
                        f"{say(at_b[w], at_b[w])} in the other", _exchanged(at_a, at_b, w) or lined
     moved = _regrouped(sa, sb)
     if moved:
         t, x, y = (say(w, w) for w in moved)
-        return "regrouped", f"{t!r} goes with {x} in one and with {y} in the other", True
+        yield "regrouped", f"{t!r} goes with {x} in one and with {y} in the other", True
     # a name and a common word swapped ("the platform team" / "the SRE team", "Kafka feeds the warehouse" /
-    # "the warehouse feeds Kafka"): named only as a swap and no more; a label ("Primary color: #1E40AF") is
-    # no subject, and "X: Y" / "Y as X" swaps nothing
-    free = lined and not (_LABEL.search(a) or _LABEL.search(b))
+    # "the warehouse feeds Kafka"): named only as a swap and no more, and not in a note
+    free = lined and not labelled
     found = _reversals(sa, sb, shared, names, True, free)
     if found:
         check, (x, w, y, _) = found
         x, w, y = say(x, x), say(w, w), say(y, y)
-        return check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", lined
+        yield check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", lined
     sub = substitution(a, b)
-    return ("substitution", sub, True) if sub else None
+    if sub:
+        yield "substitution", sub, True
 
 
 # -- content alignment: link only when every informative word of each side is on the other ------------------
