@@ -530,12 +530,14 @@ def _one_swap(a: Sequence[str], b: Sequence[str]) -> bool:
     Tomasz's pull requests" / "Tomasz reviews Siobhan's pull requests"; "from MySQL to PostgreSQL" / "from
     PostgreSQL to MySQL"): a swap and nothing else. A clause put first, adjectives in another order, a
     terse note against a sentence move more than that."""
-    if len(a) != len(b) or list(a) == list(b) or sorted(a) != sorted(b):
+    if len(a) != len(b) or list(a) == list(b):
         return False
     pairs = {(x, y) for x, y in zip(a, b) if x != y}
     if len(pairs) == 2 and all((y, x) in pairs for x, y in pairs):
         return True  # two words exchanged wherever they are ("the cache in front of the database, so reads hit
         # the cache first" / the database in front of the cache ...)
+    if sorted(a) != sorted(b):
+        return False
     i = 0
     while a[i] == b[i]:
         i += 1
@@ -712,8 +714,10 @@ _SYNONYMS = (
     ("faster", "quicker"), ("via", "through"), ("because", "since"), ("to", "into"),
 )
 # for the order checks, the same word in the same order only: "X owns Y" is "Y belongs to X", turned round
+# ("start" keeps its name there, the opposite of "stop")
 _SYNONYM_HEAD = {w: g[0] for g in _SYNONYMS for w in g[1:]
-                 if g[0] not in BINDERS and w not in BINDERS and g[0] != "own"}
+                 if g[0] not in BINDERS and w not in BINDERS and g[0] != "own"
+                 and not any(x.startswith(o) for x in g for pair in OPPOSITES for o in pair)}
 # irregular forms of common verbs, so "written" meets "write" and "led" meets "lead"
 _IRREGULAR = {"goes": "go", "written": "write", "wrote": "write", "led": "lead", "shown": "show", "took": "take", "taken": "take",
               "ran": "run", "went": "go", "gone": "go", "got": "get", "gotten": "get", "gave": "give", "given": "give",
