@@ -44,7 +44,7 @@ OVERLAP = 0.40
 LEXICAL_ONLY = 0.80  # Jaccard of content words when no vectors are at hand
 LINK_NEIGHBOURS = 10  # matches from other profiles a new record is checked against (per kind on PostgreSQL)
 _CAPITAL = re.compile(r"\b[A-Z][\w'-]*")
-_CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
+_CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
 _STARTERS = ".!?:;#*->\n\"'(`"
 _CODEISH = re.compile(r"[\w./+#-]*[./_+#][\w./+-]*\w|\b(?=\w*[a-z])(?=\w*\d)\w+", re.I)
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(

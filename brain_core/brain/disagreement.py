@@ -40,15 +40,18 @@ _SENTENCE = re.compile(r"[.;!?]+(?=\s|$)|[;\n]|\s[-\u2013\u2014]\s")
 _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 # what is rejected: up to three words after the marker, not past a binding word
 _OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
-_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
+_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
                      r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
+_SAID_NOT = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|but\s+not\b|instead\b|rather\b|better\b|in\s+place\b|no\s+longer"
+                       r"|not\s+anymore|never\s+again", re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
                           re.I)
-_PREFER_OVER = re.compile(r"\b(?:prefer\w*|chose|choose|chosen|pick\w*|favou?r\w*)\b[^.;!?\n]*?\bover\b" + _OBJECT,
-                          re.I)
+_PREFER_OVER = re.compile(r"(?:\b(?:prefer\w*|chose|choose|chosen|pick\w*|favou?r\w*)\b|\w:\s)[^.;!?\n]*?\bover\b"
+                          + _OBJECT, re.I)  # "rule: composition over inheritance" says the choice too
+_BUT_NOT = re.compile(r"\bbut\s+not\b((?:\s+(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})", re.I)  # "but not in transit"
 _OWNED_ROLE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:is|was|are|were)\s+([^\W\d_][\w-]*)'s\s+([a-z][\w-]*)\b")
 BINDERS = frozenset("on from to into onto before after over under than by then above below against vs versus "
                     "instead rather until".split())
@@ -110,6 +113,9 @@ class Shape:
     rejected: frozenset
     affirmed: frozenset
     spelled: dict        # token -> the word as first written
+    # rejected in so many words (", not X", "X instead of", "rather than", "no longer"), not by a choice's
+    # or a move's verb ("prefer A over B", "replaced by", "moved from"), which another text may leave unsaid
+    contrasted: frozenset = frozenset()
 
 
 _ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794)\s*")
@@ -140,11 +146,15 @@ def shape(text: str) -> Shape:
     text = spelled_out(_paired_list(text))
     vocab = _vocab()
     rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
+    but_not = [(m.start(1), m.end(1)) for m in _BUT_NOT.finditer(text)]
+    rejected_spans += but_not
+    said_not = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text) if _SAID_NOT.match(m.group(0))] + but_not
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _REPLACED_BY.finditer(text)]
     seg_marks = [m.start() for m in _SEGMENT.finditer(text)]
     toks: list[Tok] = []
     rejected: set[str] = set()
+    contrasted: set[str] = set()
     affirmed: set[str] = set()
     spelled: dict[str, str] = {}
     start = 0
@@ -181,6 +191,8 @@ def shape(text: str) -> Shape:
                 continue
             if any(a <= m.start() < b for a, b in rejected_spans):
                 rejected.add(c)
+                if any(a <= m.start() < b for a, b in said_not):
+                    contrasted.add(c)
             else:
                 affirmed.add(c)
         start = end
@@ -188,7 +200,7 @@ def shape(text: str) -> Shape:
     for t in toks:
         sentences.setdefault(t.sent, []).append(t.canon)
     return Shape(tuple(toks), tuple(tuple(v) for v in sentences.values()), frozenset(rejected - affirmed),
-                 frozenset(affirmed - rejected), spelled)
+                 frozenset(affirmed - rejected), spelled, frozenset(contrasted - affirmed))
 
 
 def _by_sentence(sh: Shape) -> list[list[Tok]]:
@@ -586,10 +598,11 @@ def _findings(a: str, b: str):
     say = {**sb.spelled, **sa.spelled}.get
     flipped = sorted((sa.affirmed & sb.rejected) | (sa.rejected & sb.affirmed))
     if flipped:
-        # named when both reject something (a contrast turned round); one side's "X over Y" may be a
-        # choice the other writes without its marker ("composition over inheritance"): a doubt
+        # named when both reject something (a contrast turned round), or one says "not" in so many words;
+        # one side's "X over Y" may be a choice the other writes without its marker ("composition over
+        # inheritance"): a doubt
         yield "flipped", f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})", \
-            bool(sa.rejected and sb.rejected)
+            bool(sa.rejected and sb.rejected) or bool(set(flipped) & (sa.contrasted | sb.contrasted))
     words_a = {t.canon for t in sa.toks}
     words_b = {t.canon for t in sb.toks}
     for p, q in OPPOSITES:

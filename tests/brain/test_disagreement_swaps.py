@@ -29,6 +29,9 @@ SWAPPED = [
     ("an owner", "Siobhan is Owen's manager.", "Owen is Siobhan's manager."),
     ("an order", "Alerts page the on-call engineer, then the team lead.",
      "Alerts page the team lead, then the on-call engineer."),
+    ("a contrast with 'but not'", "User data is encrypted at rest but not in transit.",
+     "User data is encrypted in transit but not at rest."),
+    ("a 'not' on one side", "Write tests for new code and old code.", "Write tests for new code, not old code."),
 ]
 
 # true rewordings: never called a disagreement (folded or kept as two records, but no claim)
