@@ -948,6 +948,9 @@ def unaligned(a: str, b: str) -> str | None:
             mine.remove(_key("last"))
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    focus = _focus_moved(ca, cb)
+    if focus:  # "Only maintainers can merge" / "Maintainers can only merge": it binds the word after it
+        return f"'{focus[0]}' on another word ({focus[1]} / {focus[2]})"
     la, lb = literals(a), literals(b)
     if la != lb:  # "feature/<ticket-id>" / "feature ticket-id": a path or a name is what is written
         return f"a literal written otherwise ({', '.join(sorted(la - lb)[:2]) or '-'} / {', '.join(sorted(lb - la)[:2]) or '-'})"
@@ -962,6 +965,23 @@ def unaligned(a: str, b: str) -> str | None:
     rb = {syn.get(w, w) for w in shape(b).rejected}
     if any(not any(_near(w, o) for o in rb) for w in ra) or any(not any(_near(w, o) for o in ra) for w in rb):
         return "not the same words rejected"
+    return None
+
+
+_FOCUS = ("only", "even", "except", "just")
+
+
+def _focus_moved(ca: Sequence[str], cb: Sequence[str]) -> tuple[str, str, str] | None:
+    """``(focus, x, y)``: a focus word said once in each text ("only", "even", "except", "just") and
+    followed by ``x`` in one and ``y`` in the other."""
+    for f in _FOCUS:
+        k = _key(f)
+        if list(ca).count(k) == 1 and list(cb).count(k) == 1:
+            i, j = list(ca).index(k), list(cb).index(k)
+            x = ca[i + 1] if i + 1 < len(ca) else ""
+            y = cb[j + 1] if j + 1 < len(cb) else ""
+            if x != y:
+                return f, x or "-", y or "-"
     return None
 
 

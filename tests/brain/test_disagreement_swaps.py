@@ -100,3 +100,13 @@ def test_a_literal_with_its_parts_turned_round():
     # a literal on one side, its words apart on the other: not sure, never folded
     ev = compare("Images are pushed to registry/team.", "Images are pushed to the team registry.", 0.97)
     assert not ev.duplicate()
+
+
+def test_a_focus_word_on_another_word_is_never_folded():
+    from brain_core.brain.disagreement import unaligned
+
+    a, b = "Only maintainers can merge to main.", "Maintainers can only merge to main."
+    assert "only" in unaligned(a, b)
+    assert not compare(a, b, 0.97).duplicate() and not compare(b, a, 0.97).duplicate()
+    assert unaligned("Only maintainers can merge to main.", "Only maintainers may merge to main.") is None or \
+        "only" not in unaligned("Only maintainers can merge to main.", "Only maintainers may merge to main.")
