@@ -108,5 +108,5 @@ def test_a_focus_word_on_another_word_is_never_folded():
     a, b = "Only maintainers can merge to main.", "Maintainers can only merge to main."
     assert "only" in unaligned(a, b)
     assert not compare(a, b, 0.97).duplicate() and not compare(b, a, 0.97).duplicate()
-    assert unaligned("Only maintainers can merge to main.", "Only maintainers may merge to main.") is None or \
-        "only" not in unaligned("Only maintainers can merge to main.", "Only maintainers may merge to main.")
+    # "only" on the same word, the sentence turned round: no doubt from the focus word
+    assert unaligned("Only maintainers merge to main.", "To main, only maintainers merge.") is None
