@@ -109,8 +109,10 @@ def _stem(w: str) -> str:
 
 @lru_cache(maxsize=32768)
 def terms(text: str) -> Terms:
+    from brain_core.brain.disagreement import spelled_out
     from brain_core.text.words import negated, numbers, words
 
+    text = spelled_out(text)  # "48h" is "48 hour", "PR" is "pull request"
     ws = frozenset(_stem(w) for w in words(text))
     vocab = _vocab()
     salient = set()
@@ -126,10 +128,17 @@ def terms(text: str) -> Terms:
     for m in _CODEISH.finditer(text):
         salient.add(m.group(0).lower())
     if vocab:
-        salient |= {w for w in ws if w.isalpha() and w not in vocab and w + "s" not in vocab}
+        salient |= {w for w in ws if w.isalpha() and not _known(w, vocab)}
     nums = set(numbers(text)) | {_NUMBER_WORDS[m.group(1).lower()] for m in _NUMBER_WORD.finditer(text)}
     ws = frozenset(w for w in ws if w not in _NUMBER_WORDS)
     return Terms(ws, frozenset(salient - set(_NUMBER_WORDS)), frozenset(nums), negated(_CONTRAST.sub(",", text)))
+
+
+def _known(w: str, vocab: frozenset) -> bool:
+    """Whether ``w`` or a common inflection of it is a whole word of the model's vocabulary ("expire" is
+    there as "expired"): a word the vocabulary holds only in another form is no name."""
+    stem = w[:-1] if w.endswith("e") else w
+    return any(v in vocab for v in (w, w + "s", w + "d", w + "ed", w + "es", stem + "ing", stem + "ed", w + "ing"))
 
 
 def _same_word(a: str, b: str) -> bool:

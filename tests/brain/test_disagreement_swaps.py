@@ -110,3 +110,10 @@ def test_a_focus_word_on_another_word_is_never_folded():
     assert not compare(a, b, 0.97).duplicate() and not compare(b, a, 0.97).duplicate()
     # "only" on the same word, the sentence turned round: no doubt from the focus word
     assert unaligned("Only maintainers merge to main.", "To main, only maintainers merge.") is None
+
+
+def test_a_glued_unit_and_a_word_the_model_knows_in_another_form_are_no_names():
+    a, b = "The cache expires after 10 minutes.", "Cache TTL: 10m."
+    assert compare(a, b, 0.9).conflict is None and compare(b, a, 0.9).conflict is None
+    # a tool written in lower case is still a name
+    assert compare("Deploy charts with kubectl.", "Deploy charts with kustomize.", 0.9).conflict
