@@ -398,7 +398,19 @@ def _converse(sa: Shape, sb: Shape, p: str, q: str) -> bool:
     after = next((w for w in ca[i + 1:] if w in shared and cb.count(w) == 1), None)
     if before is None or after is None:
         return False
-    return cb.index(before) > j and cb.index(after) < j
+    if cb.index(before) > j and cb.index(after) < j:
+        return True
+    # or two other words said once that change sides ("the design team hands mockups to the frontend team"
+    # / "the frontend team gets its mockups from the design team")
+    # / "the frontend team gets its mockups from the design team"), and no name that stays on its side
+    # ("the primary in us-east-1 replicates to the replica in eu-west-1" / "the replica in us-east-1
+    # replicates from the primary in eu-west-1": the regions stayed, so they changed partners)
+    once = [w for w in shared if ca.count(w) == 1 and cb.count(w) == 1]
+    crossed_back = [w for w in once if ca.index(w) < i and cb.index(w) > j]
+    crossed_on = [w for w in once if ca.index(w) > i and cb.index(w) < j]
+    names = {t.canon for t in sa.toks + sb.toks if t.name}
+    stayed = [w for w in once if w in names and (ca.index(w) < i) == (cb.index(w) < j)]
+    return bool(crossed_back and crossed_on) and not stayed
 
 
 def _clauses(sh: Shape) -> list[set[str]]:
