@@ -141,13 +141,20 @@ def roles(rev: str, show: str = "cal") -> None:
     print(f"\n== {ROLES.name}: {len(pairs)} pairs, {sum(p['dup'] for p in pairs)} true rewordings, "
           f"{n_hard} hard negatives ({n_hard / len(pairs):.0%}); calibration groups even, held out odd, "
           f"fresh {sum(p['split'] == 'fresh' for p in pairs)} pairs written after the rules")
-    print(f"{'predicate':<34} {'split':<6} {'precision':>9} {'recall':>7} {'false merges':>12} {'fn':>4}")
+    print(f"{'predicate':<34} {'split':<6} {'precision':>9} {'recall':>7} {'false merges':>12} {'fn':>4} "
+          f"{'named: on rewordings':>21} {'on negatives':>13}")
     for name, fn in ((f"before ({rev})", before), ("after (this tree)", compare)):
         for p in pairs:
-            p[name] = fn(p["a"], p["b"], p["cos"]).duplicate()
+            ev = fn(p["a"], p["b"], p["cos"])
+            p[name] = ev.duplicate()
+            p[name + " conflict"] = bool(getattr(ev, "conflict", None))
         for split in ("cal", "held", "fresh", "held+fresh"):
-            s = score([p for p in pairs if p["split"] in split.split("+")], lambda p, name=name: p[name])
-            print(f"{name:<34} {split:<6} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['fp']:>12} {s['fn']:>4}")
+            sub = [p for p in pairs if p["split"] in split.split("+")]
+            s = score(sub, lambda p, name=name: p[name])
+            alarms = sum(p["dup"] and p[name + " conflict"] for p in sub)
+            named = sum((not p["dup"]) and p[name + " conflict"] for p in sub)
+            print(f"{name:<34} {split:<6} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['fp']:>12} {s['fn']:>4} "
+                  f"{alarms:>15}/{sum(p['dup'] for p in sub):<5} {named:>7}/{sum(not p['dup'] for p in sub)}")
     for part in ("held", "fresh"):
         kinds = sorted({p["kind"] for p in pairs if p["split"] == part})
         print(f"\n{part} pairs judged right, by kind (before -> after): " + ", ".join(
@@ -158,7 +165,8 @@ def roles(rev: str, show: str = "cal") -> None:
     for p in pairs:
         if p["split"] == show and p["after (this tree)"] != p["dup"]:
             ev = compare(p["a"], p["b"], p["cos"])
-            print(f"  {'FALSE MERGE' if p['dup'] is False else 'kept apart'} [{p['kind']}] cos {p['cos']:.3f} "
+            what = "FALSE MERGE" if p["dup"] is False else ("FALSE ALARM" if ev.conflict else "kept apart")
+            print(f"  {what} [{p['kind']}] cos {p['cos']:.3f} "
                   f"conflict {ev.conflict!r}\n     {p['a']}\n     {p['b']}")
 
 

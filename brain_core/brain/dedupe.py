@@ -44,7 +44,7 @@ OVERLAP = 0.40
 LEXICAL_ONLY = 0.80  # Jaccard of content words when no vectors are at hand
 LINK_NEIGHBOURS = 10  # matches from other profiles a new record is checked against (per kind on PostgreSQL)
 _CAPITAL = re.compile(r"\b[A-Z][\w'-]*")
-_CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
+_CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
 _STARTERS = ".!?:;#*->\n\"'(`"
 _CODEISH = re.compile(r"[\w./+#-]*[./_+#][\w./+-]*\w|\b(?=\w*[a-z])(?=\w*\d)\w+", re.I)
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
@@ -62,6 +62,9 @@ class Evidence:
     # not a disagreement anyone can name, but not sure they say the same: a word on one side only
     # (:func:`brain_core.brain.disagreement.unaligned`); such a pair is never folded, nor called a conflict
     unsure: str | None = None
+    # which check found the difference ("numbers", "negated", "salient", or one of
+    # :func:`brain_core.brain.disagreement.named_disagreement`'s), when one did
+    check: str | None = None
 
     def duplicate(self, cosine: float = COSINE, overlap: float = OVERLAP) -> bool:
         if self.conflict is not None or self.unsure is not None:
@@ -106,8 +109,10 @@ def _stem(w: str) -> str:
 
 @lru_cache(maxsize=32768)
 def terms(text: str) -> Terms:
+    from brain_core.brain.disagreement import spelled_out
     from brain_core.text.words import negated, numbers, words
 
+    text = spelled_out(text)  # "48h" is "48 hour", "PR" is "pull request"
     ws = frozenset(_stem(w) for w in words(text))
     vocab = _vocab()
     salient = set()
@@ -123,15 +128,27 @@ def terms(text: str) -> Terms:
     for m in _CODEISH.finditer(text):
         salient.add(m.group(0).lower())
     if vocab:
-        salient |= {w for w in ws if w.isalpha() and w not in vocab and w + "s" not in vocab}
+        salient |= {w for w in ws if w.isalpha() and not _known(w, vocab)}
     nums = set(numbers(text)) | {_NUMBER_WORDS[m.group(1).lower()] for m in _NUMBER_WORD.finditer(text)}
     ws = frozenset(w for w in ws if w not in _NUMBER_WORDS)
     return Terms(ws, frozenset(salient - set(_NUMBER_WORDS)), frozenset(nums), negated(_CONTRAST.sub(",", text)))
 
 
+def _known(w: str, vocab: frozenset) -> bool:
+    """Whether ``w`` or a common inflection of it is a whole word of the model's vocabulary ("expire" is
+    there as "expired"): a word the vocabulary holds only in another form is no name."""
+    stem = w[:-1] if w.endswith("e") else w
+    return any(v in vocab for v in (w, w + "s", w + "d", w + "ed", w + "es", stem + "ing", stem + "ed", w + "ing"))
+
+
 def _same_word(a: str, b: str) -> bool:
-    """Equal, or one stem: "deploy"/"deploying", "paginate"/"pagination" share their first five letters."""
-    return a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5])
+    """Equal, or one stem: "deploy"/"deploying", "paginate"/"pagination" share their first five letters,
+    "lint"/"linting"/"linter" one root."""
+    if a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5]):
+        return True
+    from brain_core.brain.disagreement import _root
+
+    return a.isalpha() and b.isalpha() and _root(a) == _root(b)
 
 
 def _matched(ws, others) -> set:
@@ -149,7 +166,7 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     overlap = len(shared) / len(small)
     if cosine is None:
         overlap = len(_matched(ta.words, tb.words)) / len(ta.words | tb.words)
-    conflict = None
+    conflict = check = None
     only_a = ta.salient - _matched(ta.salient, tb.words | tb.salient)
     only_b = tb.salient - _matched(tb.salient, ta.words | ta.salient)
     numbers_differ = bool(ta.numbers and tb.numbers and ta.numbers != tb.numbers)
@@ -158,24 +175,27 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
 
         numbers_differ = terms(clock(a)).numbers != terms(clock(b)).numbers  # "2am" / "02:00": one time
     if numbers_differ and (ta.numbers - tb.numbers) and (tb.numbers - ta.numbers):
-        conflict = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})"
+        conflict, check = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})", "numbers"
     elif numbers_differ:  # "P1 tickets" / "priority 1 tickets": a number on one side only is no other value
         return Evidence(cosine, overlap, None, f"a number on one side only ({', '.join(sorted(ta.numbers ^ tb.numbers))})")
     elif ta.negated != tb.negated:
-        conflict = "one is negated"
+        conflict, check = "one is negated", "negated"
     elif only_a and only_b:
-        conflict = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})"
+        conflict, check = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})", "salient"
     else:
-        from brain_core.brain.disagreement import disagreement, unaligned
+        from brain_core.brain.disagreement import named_disagreement, unaligned
 
-        conflict = disagreement(a, b)  # the same words in another order, or a contrast turned round
-        if conflict is None:
+        found = named_disagreement(a, b)  # the same words in another order, or a contrast turned round
+        if found is None:
             return Evidence(cosine, overlap, None, unaligned(a, b))  # when in doubt, two records
+        check, conflict, sure = found
+        if not sure:  # a check of order, and the words moved more than by a swap: two records, no claim
+            return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}", check)
     from brain_core.brain.disagreement import minimal_pair
 
     if not minimal_pair(a, b):  # worded too differently to say which words disagree: two records, no claim
-        return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}")
-    return Evidence(cosine, overlap, conflict)
+        return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}", check)
+    return Evidence(cosine, overlap, conflict, None, check)
 
 
 def is_near_duplicate(a: str, b: str, cosine: float | None = None) -> bool:

@@ -40,15 +40,18 @@ _SENTENCE = re.compile(r"[.;!?]+(?=\s|$)|[;\n]|\s[-\u2013\u2014]\s")
 _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 # what is rejected: up to three words after the marker, not past a binding word
 _OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
-_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
+_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
                      r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
+_SAID_NOT = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|but\s+not\b|instead\b|rather\b|better\b|in\s+place\b|no\s+longer"
+                       r"|not\s+anymore|never\s+again", re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
                           re.I)
-_PREFER_OVER = re.compile(r"\b(?:prefer\w*|chose|choose|chosen|pick\w*|favou?r\w*)\b[^.;!?\n]*?\bover\b" + _OBJECT,
-                          re.I)
+_PREFER_OVER = re.compile(r"(?:\b(?:prefer\w*|chose|choose|chosen|pick\w*|favou?r\w*)\b|\w:\s)[^.;!?\n]*?\bover\b"
+                          + _OBJECT, re.I)  # "rule: composition over inheritance" says the choice too
+_BUT_NOT = re.compile(r"\bbut\s+not\b((?:\s+(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})", re.I)  # "but not in transit"
 _OWNED_ROLE = re.compile(r"\b([^\W\d_][\w-]*)\s+(?:is|was|are|were)\s+([^\W\d_][\w-]*)'s\s+([a-z][\w-]*)\b")
 BINDERS = frozenset("on from to into onto before after over under than by then above below against vs versus "
                     "instead rather until".split())
@@ -59,6 +62,7 @@ OPPOSITES = (("before", "after"), ("from", "to"), ("above", "below"), ("over", "
 _DROP = frozenset("a an the".split())
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
+SWAP_OTHER_WORDS = 0  # other words a swap may come with and still be named (:func:`_swap_only`)
 SEGMENT_GAP = 10  # a word in the next clause counts as this many words further away
 
 
@@ -109,6 +113,9 @@ class Shape:
     rejected: frozenset
     affirmed: frozenset
     spelled: dict        # token -> the word as first written
+    # rejected in so many words (", not X", "X instead of", "rather than", "no longer"), not by a choice's
+    # or a move's verb ("prefer A over B", "replaced by", "moved from"), which another text may leave unsaid
+    contrasted: frozenset = frozenset()
 
 
 _ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794)\s*")
@@ -136,13 +143,18 @@ def shape(text: str) -> Shape:
     from brain_core.recall.hybrid import STOPWORDS
 
     text = _OWNED_ROLE.sub(r"\1 \3 \2", arrows(text or ""))  # "Owen is Siobhan's mentor": Owen mentors Siobhan
+    text = spelled_out(_paired_list(text))
     vocab = _vocab()
     rejected_spans = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text)]
+    but_not = [(m.start(1), m.end(1)) for m in _BUT_NOT.finditer(text)]
+    rejected_spans += but_not
+    said_not = [(m.start(1), m.end(1)) for m in _REJECT.finditer(text) if _SAID_NOT.match(m.group(0))] + but_not
     rejected_spans += [(m.start(1), m.end(1)) for m in _PREFER_OVER.finditer(text)]
     rejected_spans += [(m.start(1), m.end(1)) for m in _REPLACED_BY.finditer(text)]
     seg_marks = [m.start() for m in _SEGMENT.finditer(text)]
     toks: list[Tok] = []
     rejected: set[str] = set()
+    contrasted: set[str] = set()
     affirmed: set[str] = set()
     spelled: dict[str, str] = {}
     start = 0
@@ -158,7 +170,8 @@ def shape(text: str) -> Shape:
             first = False
             if low in _DROP or (low in STOPWORDS and low not in BINDERS):
                 continue
-            c = ("before" if low == "then" else low) if low in BINDERS else _canon(raw)  # "X, then Y": X before Y
+            c = ("before" if low == "then" else low) if low in BINDERS else _canon(_SYNONYM_HEAD.get(low, raw))
+            # "X, then Y": X before Y; "db" / "database", "relies" / "depends": one word
             if re.fullmatch(r"\d{1,2}(?::\d\d)?[ap]m|\d{1,2}:\d\d", low):
                 c = clock(low).strip()  # "2am" / "02:00": one time, still said as written
             if not c:
@@ -178,6 +191,8 @@ def shape(text: str) -> Shape:
                 continue
             if any(a <= m.start() < b for a, b in rejected_spans):
                 rejected.add(c)
+                if any(a <= m.start() < b for a, b in said_not):
+                    contrasted.add(c)
             else:
                 affirmed.add(c)
         start = end
@@ -185,7 +200,7 @@ def shape(text: str) -> Shape:
     for t in toks:
         sentences.setdefault(t.sent, []).append(t.canon)
     return Shape(tuple(toks), tuple(tuple(v) for v in sentences.values()), frozenset(rejected - affirmed),
-                 frozenset(affirmed - rejected), spelled)
+                 frozenset(affirmed - rejected), spelled, frozenset(contrasted - affirmed))
 
 
 def _by_sentence(sh: Shape) -> list[list[Tok]]:
@@ -202,10 +217,14 @@ def _by_clause(sh: Shape) -> list[list[Tok]]:
     return list(out.values())
 
 
-def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> tuple[str, str, str] | None:
-    """``(x, w, y)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way too):
-    ``x`` and ``y`` two names or two other words, ``w`` said once in each and not a passive ("is
-    reviewed by", which turns a sentence round without changing it)."""
+def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set,
+              mixed: bool = False, free: bool = False) -> tuple[str, str, str, bool] | None:
+    """``(x, w, y, turned)`` with ``x .. w .. y`` in ``sa`` and ``y .. w .. x`` in ``sb`` (never the other way
+    too): ``x`` and ``y`` two names or two other words (with ``mixed``, one of each), ``w`` said once in
+    each and not a passive ("is reviewed by", which turns a sentence round without changing it); a name and a
+    common word only as two words before one noun ("the SRE team" / "the platform team"), unless ``free``
+    (the caller knows the two texts are one wording but for a swap); ``turned``
+    when one side is the passive and the words keep their order."""
     sa, sb = [t.canon for t in ta], [t.canon for t in tb]
     pa: dict[str, list[int]] = {}
     pb: dict[str, list[int]] = {}
@@ -227,6 +246,10 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> 
 
     once = {t for t in common if len(pa[t]) == 1 and len(pb[t]) == 1}
 
+    def head(toks, pos, t) -> str | None:
+        i = pos[t][0]
+        return toks[i + 1].canon if i + 1 < len(toks) else None
+
     def seg(toks, pos, t):
         return toks[pos[t][0]].seg
 
@@ -245,13 +268,16 @@ def _reversal(ta: Sequence[Tok], tb: Sequence[Tok], shared: set, names: set) -> 
             if x == w or x in BINDERS:
                 continue
             for y in once:
-                if y in (x, w) or y in BINDERS or ((x in names) != (y in names)):
+                if y in (x, w) or y in BINDERS or (((x in names) != (y in names)) != mixed):
                     continue
+                if mixed and not free and not (head(ta, pa, x) and head(ta, pa, x) == head(ta, pa, y) == head(tb, pb, x)
+                                  == head(tb, pb, y)):
+                    continue  # a name and a common word: only as two words before one noun ("the SRE team")
                 if turned:
                     if between(pa, x, w, y) and between(pb, x, w, y) and not clause_moved(x, w, y):
-                        return x, w, y
+                        return x, w, y, True
                 elif between(pa, x, w, y) and between(pb, y, w, x) and not clause_moved(x, w, y):
-                    return x, w, y
+                    return x, w, y, False
     return None
 
 
@@ -372,7 +398,19 @@ def _converse(sa: Shape, sb: Shape, p: str, q: str) -> bool:
     after = next((w for w in ca[i + 1:] if w in shared and cb.count(w) == 1), None)
     if before is None or after is None:
         return False
-    return cb.index(before) > j and cb.index(after) < j
+    if cb.index(before) > j and cb.index(after) < j:
+        return True
+    # or two other words said once that change sides ("the design team hands mockups to the frontend team"
+    # / "the frontend team gets its mockups from the design team")
+    # / "the frontend team gets its mockups from the design team"), and no name that stays on its side
+    # ("the primary in us-east-1 replicates to the replica in eu-west-1" / "the replica in us-east-1
+    # replicates from the primary in eu-west-1": the regions stayed, so they changed partners)
+    once = [w for w in shared if ca.count(w) == 1 and cb.count(w) == 1]
+    crossed_back = [w for w in once if ca.index(w) < i and cb.index(w) > j]
+    crossed_on = [w for w in once if ca.index(w) > i and cb.index(w) < j]
+    names = {t.canon for t in sa.toks + sb.toks if t.name}
+    stayed = [w for w in once if w in names and (ca.index(w) < i) == (cb.index(w) < j)]
+    return bool(crossed_back and crossed_on) and not stayed
 
 
 def _clauses(sh: Shape) -> list[set[str]]:
@@ -420,21 +458,170 @@ def _regrouped_clauses(sa: Shape, sb: Shape) -> tuple[str, str, str] | None:
     return None
 
 
-@lru_cache(maxsize=32768)
+
+_LABEL = re.compile(r"\w:\s")
+_LITERAL = re.compile(r"[^\s,;()\[\]\"'`]*(?:[\w<>][/\\_@=:]+[\w<>]|\w\.\w)[^\s,;()\[\]\"'`]*")
+
+
+def literals(text: str) -> set[str]:
+    """What ``text`` writes as one run of characters with a path's, an identifier's or an address's
+    separators ("feature/<ticket-id>", "snake_case", "api.staging.internal"), lower case."""
+    found = {m.group(0).rstrip(".:!?").lower() for m in _LITERAL.finditer(text or "")}
+    return {x for x in found if re.search(r"[a-z]", x) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", x)}  # "e.g."
+
+
+def literal_turned(a: str, b: str) -> tuple[str, str] | None:
+    """A literal of one text written with the same parts in another order in the other ("feature/<ticket-id>"
+    / "<ticket-id>/feature"): as a path or a name, another value, though every word is on both sides."""
+    la, lb = literals(a), literals(b)
+    for x in sorted(la - lb):
+        px = re.findall(r"[a-z0-9]+", x)
+        for y in sorted(lb - la):
+            py = re.findall(r"[a-z0-9]+", y)
+            if len(px) > 1 and px != py and sorted(px) == sorted(py):
+                return x, y
+    return None
+
+
+_DASH = re.compile(r"\s[-\u2013\u2014]\s")
+
+
+def _paired_list(text: str) -> str:
+    """A list of pairs written with dashes ("Helm charts - Owen, Grafana dashboards - Tomasz") read with
+    its dashes as the links inside each item, not as breaks between sentences."""
+    out = []
+    for part in re.split(r"(?<=[.;!?\n])", text):
+        if len(_DASH.findall(part)) >= 2 and "," in part:
+            part = _DASH.sub(" : ", part)
+        out.append(part)
+    return "".join(out)
+
+
+def _reversals(sa: Shape, sb: Shape, shared: set, names: set, mixed: bool,
+               free: bool = False) -> tuple[str, tuple] | None:
+    """The first :func:`_reversal` sentence by sentence ("reversal"), else clause by clause ("clause-reversal":
+    a word said twice in a sentence, once in each clause, "the cache sits in front of the database, so
+    reads hit the cache first")."""
+    for check, split in (("reversal", _by_sentence), ("clause-reversal", _by_clause)):
+        for x in split(sa):
+            for y in split(sb):
+                found = _reversal(x, y, shared, names, mixed, free)
+                if found:
+                    return check, found
+    return None
+
+
+def _exchanged(at_a: dict, at_b: dict, w: str) -> bool:
+    """Whether ``w``'s partner in each text goes with another word that changed partners the other way
+    ("logs in Loki, metrics in Prometheus" / "logs in Prometheus, metrics in Loki"): an exchange, which no
+    rewording makes. A word said once that serves two clauses ("the importer reads CSV and writes
+    Parquet") seems to change partners alone."""
+    return any(o != w and at_a.get(o) == at_b[w] and at_b.get(o) == at_a[w] for o in set(at_a) & set(at_b))
+
+
+def _once_in_order(sh: Shape, other: Shape) -> list[str]:
+    """The words of ``sh`` said as many times in ``other``, in ``sh``'s order."""
+    def counts(x: Shape) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in x.toks:
+            out[t.canon] = out.get(t.canon, 0) + 1
+        return out
+
+    mine, theirs = counts(sh), counts(other)
+    return [t.canon for t in sh.toks if mine[t.canon] == theirs.get(t.canon)]
+
+
+def _swap_only(a: str, b: str, most: int = SWAP_OTHER_WORDS) -> bool:
+    """Whether ``a`` and ``b`` are one wording but for two runs of words swapped (:func:`_one_swap`), with
+    at most ``most`` other informative words of each not on the other side: "X sits in front of Y" / "Y
+    sits behind X" swaps its two sides too, and says the same."""
+    ca, cb = set(_content(a)), set(_content(b))
+    if len(ca - cb) > most or len(cb - ca) > most:
+        return False
+    sa, sb = shape(a), shape(b)
+    if _one_swap(_once_in_order(sa, sb), _once_in_order(sb, sa)):
+        return True
+    # or a sentence of each, as a run of words ("Search depends on indexing: the search team relies on the
+    # indexing team." / "The indexing team depends on the search team.")
+    units_a = [sa.toks] + _by_sentence(sa) + _by_clause(sa)
+    units_b = [sb.toks] + _by_sentence(sb) + _by_clause(sb)
+    return any(_one_swap([t.canon for t in x], [t.canon for t in y]) for x in units_a for y in units_b
+               if len(x) == len(y) >= 3)
+
+
+def _one_swap(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether ``b`` is ``a`` with two runs of its words exchanged (or two words, wherever they are), all else in place ("Siobhan reviews
+    Tomasz's pull requests" / "Tomasz reviews Siobhan's pull requests"; "from MySQL to PostgreSQL" / "from
+    PostgreSQL to MySQL"): a swap and nothing else. A clause put first, adjectives in another order, a
+    terse note against a sentence move more than that."""
+    if len(a) != len(b) or list(a) == list(b):
+        return False
+    pairs = {(x, y) for x, y in zip(a, b) if x != y}
+    if len(pairs) == 2 and all((y, x) in pairs for x, y in pairs):
+        return True  # two words exchanged wherever they are ("the cache in front of the database, so reads hit
+        # the cache first" / the database in front of the cache ...)
+    if sorted(a) != sorted(b):
+        return False
+    i = 0
+    while a[i] == b[i]:
+        i += 1
+    end = len(a)
+    while a[end - 1] == b[end - 1]:
+        end -= 1
+    mid_a, mid_b = list(a[i:end]), list(b[i:end])
+    n = len(mid_a)
+    for j in range(1, n):          # mid_a = X M Y (X = mid_a[:j], Y = mid_a[k:]), mid_b = Y M X
+        for k in range(j, n):
+            if mid_b == mid_a[k:] + mid_a[j:k] + mid_a[:j]:
+                return True
+    return False
+
+
 def disagreement(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` do not say the same thing although they share their words, or None."""
+    got = named_disagreement(a, b)
+    return got[1] if got else None
+
+
+@lru_cache(maxsize=32768)
+def named_disagreement(a: str, b: str) -> tuple[str, str, bool] | None:
+    """:func:`disagreement` with the check that found it and whether it is sure: ``(check, why, sure)``,
+    the check one of "literal", "flipped", "opposites", "names", "sequence", "local", "owner", "objects", "reversal",
+    "clause-reversal", "attached", "regrouped", "substitution". A check of order (a reversal, a word that
+    goes with another name, a binding word's object) is sure only when the two texts are one wording
+    but for the swap (:func:`_one_swap`), or two words exchanged partners (:func:`_exchanged`); else the
+    words were moved by a rewording as well as, maybe, by a disagreement. The first sure finding is the
+    answer (a doubt of one check does not stop the next from naming what it is sure of), else the first
+    doubt: two records, no claim."""
+    doubt = None
+    for found in _findings(a, b):
+        if found[2]:
+            return found
+        doubt = doubt or found
+    return doubt
+
+
+def _findings(a: str, b: str):
+    """Each ``(check, why, sure)`` of :func:`named_disagreement`, in the order the checks run."""
+    turned = literal_turned(a, b)
+    if turned:
+        yield "literal", f"{turned[0]} in one, {turned[1]} in the other", True
     sa, sb = shape(a), shape(b)
     say = {**sb.spelled, **sa.spelled}.get
     flipped = sorted((sa.affirmed & sb.rejected) | (sa.rejected & sb.affirmed))
     if flipped:
-        return f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})"
+        # named when both reject something (a contrast turned round), or one says "not" in so many words;
+        # one side's "X over Y" may be a choice the other writes without its marker ("composition over
+        # inheritance"): a doubt
+        yield "flipped", f"one rejects what the other affirms ({', '.join(say(t, t) for t in flipped[:3])})", \
+            bool(sa.rejected and sb.rejected) or bool(set(flipped) & (sa.contrasted | sb.contrasted))
     words_a = {t.canon for t in sa.toks}
     words_b = {t.canon for t in sb.toks}
     for p, q in OPPOSITES:
         if (p in words_a and q not in words_a and q in words_b and p not in words_b) or \
                 (q in words_a and p not in words_a and p in words_b and q not in words_b):
             if not _converse(sa, sb, p, q):
-                return f"opposite words ({say(p, p)} / {say(q, q)})"
+                yield "opposites", f"opposite words ({say(p, p)} / {say(q, q)})", True
     lower = {t.canon for t in sa.toks + sb.toks if not t.name and not t.initial}
     names = {t.canon for t in sa.toks + sb.toks if t.name}
     names |= ({t.canon for t in sa.toks + sb.toks if t.unknown}
@@ -452,51 +639,60 @@ def disagreement(a: str, b: str) -> str | None:
     if (named_a & strong and only_b & caps_b) or (named_b & strong and only_a & caps_a):
         left = sorted(named_a or (only_a & caps_a))
         right = sorted(named_b or (only_b & caps_b))
-        return f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})"
+        yield "names", f"different names ({', '.join(say(t, t) for t in left)} / {', '.join(say(t, t) for t in right)})", True
     seq_a, seq_b = [t for t in sa.toks], [t for t in sb.toks]
     if len(seq_a) == len(seq_b):
         diff = [(x, y) for x, y in zip(seq_a, seq_b) if x.canon != y.canon]
         if diff and all(x.canon not in words_b and y.canon not in words_a for x, y in diff) and all((x.name or x.initial or x.unknown) and (y.name or y.initial or y.unknown) for x, y in diff):
-            return f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other"
+            yield "sequence", f"{diff[0][0].raw} in one, {diff[0][1].raw} in the other", True
     swap = _local_substitution(sa, sb, words_a, words_b, strong)
     if swap:
-        return f"{swap[0]} in one, {swap[1]} in the other"
+        yield "local", f"{swap[0]} in one, {swap[1]} in the other", True
     shared = words_a & words_b
     own_a = {t.canon for t in sa.toks if t.owner} & shared & names
     own_b = {t.canon for t in sb.toks if t.owner} & shared & names
     if own_a and own_b and own_a != own_b:
-        return f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
-               f"{', '.join(say(t, t) for t in sorted(own_b))}'s)"
+        yield "owner", f"another owner ({', '.join(say(t, t) for t in sorted(own_a))}'s / " \
+               f"{', '.join(say(t, t) for t in sorted(own_b))}'s)", True
     obj_a, obj_b = _objects(sa), _objects(sb)
     for w in sorted(set(obj_a) & set(obj_b)):
         if obj_a[w] != obj_b[w] and obj_a[w] in shared and obj_b[w] in shared and (
                 obj_a[w] in obj_b.values() or obj_b[w] in obj_a.values()
                 or (obj_a[w] not in _after(sb, w) and obj_b[w] not in _after(sa, w))):
-            return f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other"
-    for x in _by_sentence(sa):
-        for y in _by_sentence(sb):
-            found = _reversal(x, y, shared, names)
-            if found:
-                x, w, y = (say(t, t) for t in found)
-                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
-    for x in _by_clause(sa):  # a word said twice in a sentence, once in each clause ("the cache sits in front
-        for y in _by_clause(sb):  # of the database, so reads hit the cache first"): the clauses' order
-            found = _reversal(x, y, shared, names)
-            if found:
-                x, w, y = (say(t, t) for t in found)
-                return f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})"
+            yield "objects", f"{w} {say(obj_a[w], obj_a[w])} in one, {w} {say(obj_b[w], obj_b[w])} in the other", \
+                _exchanged(obj_a, obj_b, w) or _swap_only(a, b)
+    lined = _swap_only(a, b)
+    # a label ("Primary color: #1E40AF", "Maintainers: Helm charts - Owen") is no subject, and a note has no
+    # verb to turn round: "X: Y" / "Y as X" and "charts - Owen" / "charts maintained by Owen" swap nothing
+    labelled = bool(_LABEL.search(a) or _LABEL.search(b))
+    found = _reversals(sa, sb, shared, names, False)
+    if found:
+        check, (x, w, y, turned) = found
+        x, w, y = say(x, x), say(w, w), say(y, y)
+        yield check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", \
+            (turned and not labelled) or lined
     shared_names = names & shared
     if len(shared_names) >= 2:
         at_a, at_b = _attached(sa, shared_names), _attached(sb, shared_names)
         for w in sorted(set(at_a) & set(at_b) & shared):
             if at_a[w] != at_b[w]:
-                return f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with {say(at_b[w], at_b[w])} " \
-                       "in the other"
+                yield "attached", f"{say(w, w)!r} goes with {say(at_a[w], at_a[w])} in one and with " \
+                       f"{say(at_b[w], at_b[w])} in the other", _exchanged(at_a, at_b, w) or lined
     moved = _regrouped(sa, sb)
     if moved:
         t, x, y = (say(w, w) for w in moved)
-        return f"{t!r} goes with {x} in one and with {y} in the other"
-    return substitution(a, b)
+        yield "regrouped", f"{t!r} goes with {x} in one and with {y} in the other", True
+    # a name and a common word swapped ("the platform team" / "the SRE team", "Kafka feeds the warehouse" /
+    # "the warehouse feeds Kafka"): named only as a swap and no more, and not in a note
+    free = lined and not labelled
+    found = _reversals(sa, sb, shared, names, True, free)
+    if found:
+        check, (x, w, y, _) = found
+        x, w, y = say(x, x), say(w, w), say(y, y)
+        yield check, f"the same words in another order ({x} .. {w} .. {y} / {y} .. {w} .. {x})", lined
+    sub = substitution(a, b)
+    if sub:
+        yield "substitution", sub, True
 
 
 # -- content alignment: link only when every informative word of each side is on the other ------------------
@@ -540,8 +736,13 @@ _SYNONYMS = (
     ("millisecond", "milliseconds", "ms"), ("day", "days"), ("week", "weeks"), ("month", "months"),
     ("year", "years", "annual", "annually", "yearly"), ("begin", "begins", "began", "start", "starts", "started"),
     ("large", "big"), ("small", "little"), ("fast", "quick"), ("larger", "bigger"),
-    ("faster", "quicker"), ("via", "through"), ("because", "since"),
+    ("faster", "quicker"), ("via", "through"), ("because", "since"), ("to", "into"),
 )
+# for the order checks, the same word in the same order only: "X owns Y" is "Y belongs to X", turned round
+# ("start" keeps its name there, the opposite of "stop")
+_SYNONYM_HEAD = {w: g[0] for g in _SYNONYMS for w in g[1:]
+                 if g[0] not in BINDERS and w not in BINDERS and g[0] != "own"
+                 and not any(x.startswith(o) for x in g for pair in OPPOSITES for o in pair)}
 # irregular forms of common verbs, so "written" meets "write" and "led" meets "lead"
 _IRREGULAR = {"goes": "go", "written": "write", "wrote": "write", "led": "lead", "shown": "show", "took": "take", "taken": "take",
               "ran": "run", "went": "go", "gone": "go", "got": "get", "gotten": "get", "gave": "give", "given": "give",
@@ -567,6 +768,14 @@ _MONTH_NAMES = ("january february march april may june july august september oct
 _TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?![\w])|\b(\d{1,2}):(\d{2})\b", re.I)
 _UNIT_GLUED = re.compile(r"\b(\d+(?:\.\d+)?)(ms|s|m|h|d|w|kb|mb|gb|tb|k)\b", re.I)
 _UNITS = {"ms": "millisecond", "s": "second", "m": "minute", "h": "hour", "d": "day", "w": "week"}
+_ABBREVIATED = re.compile(r"\b(" + "|".join(_ABBREVIATIONS) + r")\b", re.I)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with a unit glued to its number apart ("48h": "48 hour") and a few abbreviations in full
+    ("PR": "pull request"), so that both checks, of words and of order, read them as the words they are."""
+    text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
+    return _ABBREVIATED.sub(lambda m: " ".join(_ABBREVIATIONS[m.group(1).lower()]), text)
 
 
 _INFLECTIONS = ("ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "s", "ly")
@@ -648,8 +857,7 @@ def _content(text: str) -> tuple[str, ...]:
 
 
 def _content_words(text: str) -> list[str]:
-    text = clock(arrows(text))
-    text = _UNIT_GLUED.sub(lambda m: f"{m.group(1)} {_UNITS.get(m.group(2).lower(), m.group(2).lower())}", text)
+    text = spelled_out(clock(arrows(text)))
     text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
                   text, flags=re.I)  # what the sentence says already
     text = re.sub(r"\b(run|runs|running|ran)\s+on\b", "uses", text, flags=re.I)  # "runs on Redis": uses Redis
@@ -752,6 +960,12 @@ def unaligned(a: str, b: str) -> str | None:
             mine.remove(_key("last"))
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    focus = _focus_moved(ca, cb)
+    if focus:  # "Only maintainers can merge" / "Maintainers can only merge": it binds the word after it
+        return f"'{focus[0]}' on another word ({focus[1]} / {focus[2]})"
+    la, lb = literals(a), literals(b)
+    if la != lb:  # "feature/<ticket-id>" / "feature ticket-id": a path or a name is what is written
+        return f"a literal written otherwise ({', '.join(sorted(la - lb)[:2]) or '-'} / {', '.join(sorted(lb - la)[:2]) or '-'})"
     moved = _regrouped_clauses(shape(a), shape(b))
     if moved:  # "PRs on hosted runners; main on self-hosted ones" / "main on hosted, PRs on self-hosted"
         return f"words grouped otherwise ({moved[0]} with {moved[1]} in one, with {moved[2]} in the other)"
@@ -763,6 +977,23 @@ def unaligned(a: str, b: str) -> str | None:
     rb = {syn.get(w, w) for w in shape(b).rejected}
     if any(not any(_near(w, o) for o in rb) for w in ra) or any(not any(_near(w, o) for o in ra) for w in rb):
         return "not the same words rejected"
+    return None
+
+
+_FOCUS = ("only", "even", "except", "just")
+
+
+def _focus_moved(ca: Sequence[str], cb: Sequence[str]) -> tuple[str, str, str] | None:
+    """``(focus, x, y)``: a focus word said once in each text ("only", "even", "except", "just") and
+    followed by ``x`` in one and ``y`` in the other."""
+    for f in _FOCUS:
+        k = _key(f)
+        if list(ca).count(k) == 1 and list(cb).count(k) == 1:
+            i, j = list(ca).index(k), list(cb).index(k)
+            x = ca[i + 1] if i + 1 < len(ca) else ""
+            y = cb[j + 1] if j + 1 < len(cb) else ""
+            if x != y:
+                return f, x or "-", y or "-"
     return None
 
 
