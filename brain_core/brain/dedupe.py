@@ -152,7 +152,13 @@ def _same_word(a: str, b: str) -> bool:
 
 
 def _matched(ws, others) -> set:
-    return {w for w in ws if w in others or any(_same_word(w, o) for o in others)}
+    """The words of ``ws`` that :func:`_same_word` finds among ``others`` (one pass over each)."""
+    from brain_core.brain.disagreement import _root
+
+    others = set(others)
+    heads = {o[:5] for o in others if len(o) >= 5}
+    roots = {_root(o) for o in others if o.isalpha()}
+    return {w for w in ws if w in others or (len(w) >= 5 and w[:5] in heads) or (w.isalpha() and _root(w) in roots)}
 
 
 def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
