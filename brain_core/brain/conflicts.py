@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from brain_core.brain.disagreement import shape
+from brain_core.brain.wording import shape
 
 # -- conflicts between records ----------------------------------------------------------------------------
 

@@ -109,7 +109,7 @@ def _stem(w: str) -> str:
 
 @lru_cache(maxsize=32768)
 def terms(text: str) -> Terms:
-    from brain_core.brain.disagreement import spelled_out
+    from brain_core.brain.wording import spelled_out
     from brain_core.text.words import negated, numbers, words
 
     text = spelled_out(text)  # "48h" is "48 hour", "PR" is "pull request"
@@ -146,14 +146,14 @@ def _same_word(a: str, b: str) -> bool:
     "lint"/"linting"/"linter" one root."""
     if a == b or (min(len(a), len(b)) >= 5 and a[:5] == b[:5]):
         return True
-    from brain_core.brain.disagreement import _root
+    from brain_core.brain.wording import _root
 
     return a.isalpha() and b.isalpha() and _root(a) == _root(b)
 
 
 def _matched(ws, others) -> set:
     """The words of ``ws`` that :func:`_same_word` finds among ``others`` (one pass over each)."""
-    from brain_core.brain.disagreement import _root
+    from brain_core.brain.wording import _root
 
     others = set(others)
     heads = {o[:5] for o in others if len(o) >= 5}
@@ -177,7 +177,7 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     only_b = tb.salient - _matched(tb.salient, ta.words | ta.salient)
     numbers_differ = bool(ta.numbers and tb.numbers and ta.numbers != tb.numbers)
     if numbers_differ:
-        from brain_core.brain.disagreement import clock
+        from brain_core.brain.wording import clock
 
         numbers_differ = terms(clock(a)).numbers != terms(clock(b)).numbers  # "2am" / "02:00": one time
     if numbers_differ and (ta.numbers - tb.numbers) and (tb.numbers - ta.numbers):
