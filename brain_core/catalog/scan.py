@@ -39,6 +39,41 @@ def file_sum(root: Path, rel: str) -> str | None:
         return None
 
 
+class Transaction:
+    """One write transaction on a catalog connection, as ``with``: begun on entry, committed on a clean
+    exit, rolled back on an error (which is then the error told) or when the commit fails. Each backend
+    says how it runs a statement and which ones begin, commit and roll back."""
+
+    BEGIN = COMMIT = ROLLBACK = ""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def run(self, statement: str) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        self.run(self.BEGIN)
+        return self.conn
+
+    def __exit__(self, exc_type, *_) -> None:
+        if exc_type is None:
+            try:
+                self.run(self.COMMIT)
+            except Exception:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:  # the database may have rolled back already (disk full, I/O error)
+            try:
+                self.run(self.ROLLBACK)
+            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
+                pass
+
+
 class CatalogBase:
     """The backend-independent half of a catalog (see the module docstring). ``embedder_factory`` is
     called on the first text that needs a vector."""

@@ -26,7 +26,7 @@ import numpy as np
 
 from brain_core.catalog.base import ApplyStats, ScanReport
 from brain_core.catalog.postgres import SCHEMA_VERSION, LostConnection, connect, database_errors, schema_for  # noqa: F401
-from brain_core.catalog.scan import APPLY_BATCH, INDEX_NAME, CatalogBase, file_sum
+from brain_core.catalog.scan import APPLY_BATCH, INDEX_NAME, CatalogBase, Transaction, file_sum
 from brain_core.catalog.sqlite.seed import read_vectors, write_seed  # the migration from SQLite, and back
 from brain_core.errors import BrainError, MissingDependency
 from brain_core.store.locks import FileLock
@@ -101,33 +101,14 @@ class PgConn:
         return self.raw.closed or self.raw.broken
 
 
-class pg_tx:
+class pg_tx(Transaction):
     """One transaction on the server catalog: ``rows.tx`` in PostgreSQL (BEGIN, COMMIT; ROLLBACK on
     an error, which is then the error told)."""
 
-    def __init__(self, conn: PgConn) -> None:
-        self.conn = conn
+    BEGIN, COMMIT, ROLLBACK = "BEGIN", "COMMIT", "ROLLBACK"
 
-    def __enter__(self) -> PgConn:
-        self.conn.pg("BEGIN")
-        return self.conn
-
-    def __exit__(self, exc_type, *_) -> None:
-        if exc_type is None:
-            try:
-                self.conn.pg("COMMIT")
-            except Exception:
-                self._rollback()
-                raise
-        else:
-            self._rollback()
-
-    def _rollback(self) -> None:
-        if self.conn.in_transaction:
-            try:
-                self.conn.pg("ROLLBACK")
-            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
-                pass
+    def run(self, statement: str) -> None:
+        self.conn.pg(statement)
 
 
 def vec_param(vec) -> np.ndarray:

@@ -7,33 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from brain_core.catalog.scan import Transaction
 from brain_core.store.shelves import Doc, created_ts, json_tags
 
 
-class tx:
-    def __init__(self, conn) -> None:
-        self.conn = conn
+class tx(Transaction):
+    """One write transaction on the SQLite catalog (BEGIN IMMEDIATE: the write lock at once)."""
 
-    def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
+    BEGIN, COMMIT, ROLLBACK = "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"
 
-    def __exit__(self, exc_type, *_):
-        if exc_type is None:
-            try:
-                self.conn.execute("COMMIT")
-            except Exception:
-                self._rollback()
-                raise
-        else:
-            self._rollback()
-
-    def _rollback(self) -> None:
-        if self.conn.in_transaction:  # SQLite may have rolled back already (disk I/O error, disk full)
-            try:
-                self.conn.execute("ROLLBACK")
-            except Exception:  # noqa: BLE001 - the error that stopped the write is the one to report
-                pass
+    def run(self, statement: str) -> None:
+        self.conn.execute(statement)
 
 
 def upsert(conn, doc: Doc, vec: np.ndarray) -> int:
