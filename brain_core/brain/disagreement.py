@@ -537,6 +537,12 @@ def unaligned(a: str, b: str) -> str | None:
             mine.remove(_key("last"))
     if only_a or only_b:
         return f"words on one side only ({', '.join(only_a[:3]) or '-'} / {', '.join(only_b[:3]) or '-'})"
+    twice = _said_more(ca, cb, _names(a) | _names(b))
+    if twice:  # "X owns A and the payments team owns B" / "X owns A and the payment topics": one word, two roles
+        return f"'{twice[0]}' said {twice[1]} times in one, {twice[2]} in the other"
+    again = _repeated_moved(ca, cb, _names(a) | _names(b))
+    if again:  # "the EU cluster serves EU customers and the US cluster US customers" / with EU and US swapped
+        return f"'{again}' said twice, next to other words"
     focus = _focus_moved(ca, cb)
     if focus:  # "Only maintainers can merge" / "Maintainers can only merge": it binds the word after it
         return f"'{focus[0]}' on another word ({focus[1]} / {focus[2]})"
@@ -555,6 +561,56 @@ def unaligned(a: str, b: str) -> str | None:
     if any(not any(_near(w, o) for o in rb) for w in ra) or any(not any(_near(w, o) for o in ra) for w in rb):
         return "not the same words rejected"
     return None
+
+
+def _said_more(ca: Sequence[str], cb: Sequence[str], names: set[str]) -> tuple[str, int, int] | None:
+    """``(word, n, m)``: a word said ``n`` times in one text and ``m`` in the other, when that is a name
+    or a number, or when two or more words are so. The same words say one thing only as often as each
+    other: "the data team owns the cluster and the payments team owns the payment topics" says "team",
+    "owns" and "payment" twice for two owners, "the data team owns the cluster and the payment topics"
+    once. One common word said again alone is an ellipsis undone ("staging deploys at 2pm, production
+    deploys at 4pm" / "deploy staging at 2pm and production at 4pm")."""
+    from collections import Counter
+
+    na, nb = Counter(ca), Counter(cb)
+    differ = [w for w in dict.fromkeys([*ca, *cb]) if w not in _COUNTLESS and na[w] != nb[w]]
+    for w in differ:
+        if w in names or len(differ) >= 2:
+            return w, max(na[w], nb[w]), min(na[w], nb[w])
+    return None
+
+
+def _names(text: str) -> set[str]:
+    """The canonical forms of ``text``'s names and numbers (capitalised inside a sentence, acronyms,
+    words with digits, words the model's vocabulary lacks)."""
+    from brain_core.brain.dedupe import terms
+
+    t = terms(text)
+    return {_key(w) for w in t.salient if w.isalpha()} | {w for w in _content(text) if any(c.isdigit() for c in w)}
+
+
+def _repeated_moved(ca: Sequence[str], cb: Sequence[str], names: set[str]) -> str | None:
+    """A name or number said more than once in each text, and the names met one after another
+    differently ("the EU cluster serves EU customers and the US cluster US customers" / "the EU cluster
+    serves US customers and the US cluster EU customers"): the order checks read the words said once, and
+    a name said twice binds two things, so which is which is read from the names next to each other (in
+    either order, so that two clauses may trade places). Common words said twice ("the unit tests
+    before the integration tests") move with their modifiers and are left to those checks."""
+    from collections import Counter
+
+    sa, sb = [w for w in ca if w in names], [w for w in cb if w in names]
+    said = Counter(sa)
+    twice = [w for w, n in said.items() if n >= 2]
+    if not twice:
+        return None
+
+    def neighbours(seq: list[str]) -> Counter:
+        return Counter(frozenset((x, y)) for x, y in zip(seq, seq[1:]))
+
+    return twice[0] if neighbours(sa) != neighbours(sb) else None
+
+
+_COUNTLESS = frozenset({"every", "to", "from"})  # said again by the readings above ("nightly": every night)
 
 
 _FOCUS = ("only", "even", "except", "just")

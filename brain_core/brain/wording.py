@@ -187,12 +187,13 @@ def _by_clause(sh: Shape) -> list[list[Tok]]:
     for t in sh.toks:
         out.setdefault((t.sent, t.seg), []).append(t)
     return list(out.values())
-_LITERAL = re.compile(r"[^\s,;()\[\]\"'`]*(?:[\w<>][/\\_@=:]+[\w<>]|\w\.\w)[^\s,;()\[\]\"'`]*")
+_LITERAL = re.compile(r"[^\s,;()\[\]\"'`]*(?:[\w<>][/\\_@=:]+[\w<>]|[\w>]\.[\w<]|<\w[\w-]*>)[^\s,;()\[\]\"'`]*")
 
 
 def literals(text: str) -> set[str]:
     """What ``text`` writes as one run of characters with a path's, an identifier's or an address's
-    separators ("feature/<ticket-id>", "snake_case", "api.staging.internal"), lower case."""
+    separators ("feature/<ticket-id>", "snake_case", "api.staging.internal") or a placeholder
+    ("<domain>.<entity>.v<n>", "<team>-alerts"), lower case."""
     found = {m.group(0).rstrip(".:!?").lower() for m in _LITERAL.finditer(text or "")}
     return {x for x in found if re.search(r"[a-z]", x) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", x)}  # "e.g."
 
@@ -390,8 +391,9 @@ def _content_words(text: str) -> list[str]:
         if low in ("a", "an") and i + 1 < len(raws) and _key(raws[i + 1].lower()) in {_key(p) for p in _PERIODS}:
             out.append("every")  # "100 requests a minute": per minute
             continue
-        if not low or low in _FUNCTION or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
-            continue
+        acronym = len(raw) >= 2 and raw.isupper() and raw.isalpha() and low not in _EMPHASIS
+        if not low or (low in _FUNCTION and not acronym) or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
+            continue  # but "US" is a place, not "us"
         prev = raws[i - 1].lower() if i else ""
         if low == "by" and (prev in _PASSIVE_AUX or prev in _IRREGULAR or re.search(r"(?:ed|en|wn)$", prev)
                             or passive == sent):
@@ -426,6 +428,9 @@ def _content_words(text: str) -> list[str]:
         out.append(low if re.search(r"\d", low) else _key(low))
     return out
 
+
+# words written in capitals for emphasis, not acronyms ("do NOT deploy"): read as the word they are
+_EMPHASIS = frozenset("not no never always only must do don't all any none and or if it is be".split())
 
 _PAST = frozenset("was were had".split())
 _PRESENT = frozenset("is are am has have".split())

@@ -1,9 +1,12 @@
 """Link only when sure: two statements are one fact only when every informative word of each is on
 the other side (brain_core/brain/disagreement.py ``unaligned``). A changed owner, a schedule on one
-side only, a relation verb for its converse, a placement turned round: kept apart, in the predicate
-and in a real brain, while rewordings in the same words still fold."""
+side only, a relation verb for its converse, a placement turned round, a second owner folded into the first,
+a placeholder template turned round, names said twice and exchanged: kept apart, in the predicate and
+in a real brain, while rewordings in the same words still fold."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -30,6 +33,13 @@ APART = [
     ("a quantifier on one side only", "Only admins can delete projects.", "Admins can delete projects."),
     ("once so, now so", "Owen was the release manager.", "Owen is the release manager."),
     ("a choice, not both", "Store sessions in Redis or Memcached.", "Store sessions in Redis and Memcached."),
+    ("a second owner folded into the first", "The web team owns the checkout page and the mobile team owns the "
+     "checkout API.", "The web team owns the checkout page and the checkout API."),
+    ("a placeholder template turned round", "Image tags follow <service>.<env>.<version>.",
+     "Image tags follow <env>.<service>.<version>."),
+    ("a template's separators changed", "Image tags follow <service>.<version>.", "Image tags follow <service>-<version>."),
+    ("names said twice, exchanged", "The EU cluster serves EU customers and the US cluster serves US customers.",
+     "The EU cluster serves US customers and the US cluster serves EU customers."),
 ]
 # (a, b): the same fact in other words; every informative word of each is on the other side
 SAME = [
@@ -41,6 +51,9 @@ SAME = [
     ("We are migrating the orders database from MySQL to PostgreSQL.",
      "We are migrating the orders database to PostgreSQL from MySQL."),
     ("The Lisbon team is led by Siobhan.", "Siobhan leads the Lisbon team."),
+    ("Staging deploys at 2pm, production deploys at 4pm.", "Deploy staging at 2pm and production at 4pm."),  # a verb said again
+    ("The US cluster serves US customers and the EU cluster serves EU customers.",
+     "The EU cluster serves EU customers and the US cluster serves US customers."),  # two clauses trade places
 ]
 
 
@@ -108,3 +121,19 @@ def test_a_schedule_said_by_one_agent_only_is_not_folded_into_the_other(brain):
     rec = brain.remember("Backups are copied from the primary region to the backup region every night.",
                          key="backups", profile="gemini")
     assert rec.profile == "gemini" and (brain.root / "memories/gemini/backups.json").exists()
+
+
+@pytest.mark.parametrize("first,second", [
+    ("The web team owns the checkout page and the mobile team owns the checkout API.",
+     "The web team owns the checkout page and the checkout API."),
+    ("Image tags follow <service>.<env>.<version>.", "Image tags follow <env>.<service>.<version>."),
+    ("The EU cluster serves EU customers and the US cluster serves US customers.",
+     "The EU cluster serves US customers and the US cluster serves EU customers."),
+], ids=["second owner dropped", "template turned round", "names exchanged"])
+def test_two_agents_whose_words_bind_otherwise_keep_two_records(brain, first, second):
+    brain.remember(first, key="fact", profile="claude")
+    rec = brain.remember(second, key="fact", profile="codex")
+    assert rec.profile == "codex" and rec.key == "fact"
+    for profile, text in (("claude", first), ("codex", second)):
+        on_disk = json.loads((brain.root / f"memories/{profile}/fact.json").read_text(encoding="utf-8"))
+        assert on_disk["body"] == text and not on_disk.get("sources")
