@@ -1,6 +1,7 @@
-"""The shape of the two pair sets written without sight of the "link only when sure" predicate:
-tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written) and
-tests/fixtures/dedupe_unseen2.jsonl (written after all rules, scored once; see the .md beside each).
+"""The shape of the three pair sets written without sight of the "link only when sure" predicate:
+tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
+tests/fixtures/dedupe_unseen2.jsonl and tests/fixtures/dedupe_unseen3.jsonl (each written after the
+rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
 them here, benchmarks/bench_dedupe.py measures it.
@@ -59,6 +60,18 @@ SETS = [
     "SSH", "SSO", "Saturdays", "SendGrid", "Sun", "Sunday", "Sundays", "TTLs", "Tailscale", "Terraform",
     "Terragrunt", "Thursday", "Turborepo", "UTC", "VM", "VPN", "Vault", "WAL", "Wednesday", "Wednesdays",
     "WireGuard", "Yarn", "You",
+    })),
+    Set("dedupe_unseen3.jsonl", "unseen3", 3000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl"), frozenset({
+    "ALB", "AM", "APNs", "AWS", "Android", "Anyone", "Argo", "Bug", "Bugsnag", "CD", "CI", "CSP", "CSV",
+    "Checkly", "Command", "Content", "Crashlytics", "Credit", "Crowdin", "DB", "DBA", "Deprecation",
+    "Desktop", "Docker", "During", "Emails", "Endpoints", "Envoy", "Essential", "FCM", "Firebase", "Flaky",
+    "Flux", "Flyway", "Friday", "GCP", "Grype", "IAM", "IC", "IP", "IPs", "JWKS", "JWT", "Java", "Kinesis",
+    "Laptop", "Liquibase", "Lokalise", "Looker", "MB", "ML", "Model", "Monday", "NAT", "NLB", "Nobody",
+    "Opsgenie", "PM", "PR", "PagerDuty", "Parquet", "Patroni", "Pingdom", "Play", "Postgres", "Precedence",
+    "Pushing", "QA", "Rails", "Redshift", "Rotating", "Ruby", "Runbooks", "SFTP", "SQS", "SRE", "Sentry",
+    "Sev1", "Sev2", "Snowflake", "Stolon", "Storybook", "Sunset", "Targets", "Thursday", "Traefik", "Trivy",
+    "Tue", "Tuesday", "Twilio", "URL", "Untagged", "Valkey", "Values", "Vonage",
     })),
 ]
 
