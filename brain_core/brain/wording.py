@@ -382,8 +382,10 @@ def _content_words(text: str) -> list[str]:
             low = low[:-2]
         low = _IRREGULAR.get(low, low)
         nxt = raws[i + 1].lower() if i + 1 < len(raws) else ""
-        if low == "used" and nxt == "to" and i + 2 < len(raws) and raws[i + 2].lower() not in ("be", "the", "a"):
-            out.append("formerly")  # "we used to deploy on Fridays": no longer so
+        prev = raws[i - 1].lower() if i else ""
+        if low == "used" and nxt == "to" and i + 2 < len(raws) and raws[i + 2].lower() not in ("the", "a") \
+                and prev not in _USED_AS:
+            out.append("formerly")  # "we used to deploy on Fridays", "Tomasz used to be the admin": no longer so
             continue
         if low in ("will", "shall", "won't", "shan't") or (low == "going" and nxt == "to"):
             out.append("will")  # a plan is not yet a fact
@@ -431,6 +433,9 @@ def _content_words(text: str) -> list[str]:
 
 # words written in capitals for emphasis, not acronyms ("do NOT deploy"): read as the word they are
 _EMPHASIS = frozenset("not no never always only must do don't all any none and or if it is be".split())
+
+# "Redis is used to cache sessions": a use, not a habit that ended
+_USED_AS = frozenset("is are was were be been being am get gets got getting".split())
 
 _PAST = frozenset("was were had".split())
 _PRESENT = frozenset("is are am has have".split())

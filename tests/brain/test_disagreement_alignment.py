@@ -32,6 +32,7 @@ APART = [
     ("a limit turned round", "The cron job runs at least once a day.", "The cron job runs at most once a day."),
     ("a quantifier on one side only", "Only admins can delete projects.", "Admins can delete projects."),
     ("once so, now so", "Owen was the release manager.", "Owen is the release manager."),
+    ("a role that ended", "Siobhan used to be the release manager.", "Siobhan is the release manager."),
     ("a choice, not both", "Store sessions in Redis or Memcached.", "Store sessions in Redis and Memcached."),
     ("a second owner folded into the first", "The web team owns the checkout page and the mobile team owns the "
      "checkout API.", "The web team owns the checkout page and the checkout API."),
