@@ -116,8 +116,13 @@ def cmd_consolidate(args, ctx) -> int:
         print(f"    - judge ({verdict.judge}): {'agrees' if verdict.agrees else 'does not agree'}: {verdict.why}")
     for m in report.duplicates:
         print(f"[near-duplicates] {m.keep} keeps the words; {verb} {len(m.merged)} record(s) into it as sources")
-        for path, cos in zip(m.merged, m.cosines):
-            print(f"    {path} (cosine {cos:.2f})" + (" -> archive/" if m.written else ""))
+        for path, cos, by in zip(m.merged, m.cosines, m.judged or ["words"] * len(m.merged)):
+            why = "" if by == "words" else f", the same fact in the judgement of {by}"
+            print(f"    {path} (cosine {cos:.2f}{why})" + (" -> archive/" if m.written else ""))
+    asked = report.asked
+    if asked is not None and (asked.pairs or (asked.note and asked.note.startswith("the model could not"))):
+        print(f"[model] asked about {asked.pairs} pair(s) of records the word checks were unsure of, in "
+              f"{asked.calls} call(s); {len(asked.same)} called the same fact" + (f"; {asked.note}" if asked.note else ""))
     passed = sum(1 for o in report.outcomes if o.verdict.ok)
     print(f"{len(report.outcomes)} proposal(s), {passed} {verb} (judge: {report.judge}); "
           f"{len(report.contradictions)} contradiction(s) for you to resolve; "

@@ -232,6 +232,8 @@ SETTINGS: tuple[Setting, ...] = (
        "archived for disuse"),
     _s("consolidate.similarity", "float", 0.9, "how alike events must be to be merged", minimum=0, maximum=1),
     _s("consolidate.max_chars", "int", 2000, "the longest merged record", minimum=1),
+    _s("consolidate.model_pairs", "int", 30, "pairs of records the word checks doubt that consolidate asks the model about, a run",
+       minimum=0),
     _s("cluster.similarity", "float", 0.6, "how alike records must be to form a proposed page",
        minimum=0, maximum=1),
     _s("cluster.min_size", "int", 3, "the fewest records for a proposed page", minimum=2),

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -116,11 +116,13 @@ class Report:
     outcomes: tuple[Outcome, ...] = ()
     contradictions: tuple[Contradiction, ...] = ()
     duplicates: tuple = ()   # durable near-duplicates merged (lifecycle/duplicates.py)
+    asked: Any = None        # what the model was asked about records in doubt (lifecycle/same_meaning.py)
 
     def to_json(self) -> dict:
         return {"dry_run": self.dry_run, "judge": self.judge, "proposals": [o.to_json() for o in self.outcomes],
                 "contradictions": [c.to_json() for c in self.contradictions],
-                "duplicates": [m.to_json() for m in self.duplicates]}
+                "duplicates": [m.to_json() for m in self.duplicates],
+                "asked_model": self.asked.to_json() if self.asked is not None else None}
 
 
 @dataclass(frozen=True)
@@ -263,9 +265,10 @@ def _durable_match(durable: list[Doc], dvecs: np.ndarray, evecs: np.ndarray, pro
 
 
 def consolidate(brain, *, dry_run: bool = False, judge: Judge | None = None,
-                drafter=None, settings: Settings | None = None) -> Report:
+                drafter=None, settings: Settings | None = None, same_llm=None) -> Report:
     """Propose -> judge -> apply. ``drafter(originals, key, profile) -> Draft`` replaces the
-    default drafter (the judge must still pass what it makes)."""
+    default drafter (the judge must still pass what it makes). The model that is asked about records
+    the word checks doubt (:mod:`.same_meaning`) is the judge's, or ``same_llm``."""
     from brain_core.config.machine import require_writer
 
     if not dry_run:
@@ -283,11 +286,14 @@ def consolidate(brain, *, dry_run: bool = False, judge: Judge | None = None,
             continue
         outcomes.append(apply(brain, p, verdict))
     from brain_core.lifecycle import duplicates
+    from brain_core.lifecycle.same_meaning import Asked
 
-    merges = duplicates.propose(brain)
+    asked = Asked()
+    merges = duplicates.propose(brain, llm=getattr(judge, "llm", None) if same_llm is None else same_llm,
+                                asked=asked)
     if not dry_run:
         merges = duplicates.apply(brain, merges)
-    return Report(dry_run, judge.name, tuple(outcomes), tuple(contradictions), tuple(merges))
+    return Report(dry_run, judge.name, tuple(outcomes), tuple(contradictions), tuple(merges), asked)
 
 
 def apply(brain, p: Proposal, verdict: Verdict) -> Outcome:
