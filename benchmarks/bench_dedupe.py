@@ -216,6 +216,12 @@ def unseen(rev: str, show: str = "", path: Path = UNSEEN) -> None:
         if p[after] and not p["dup"]:
             merged[p["kind"]] = merged.get(p["kind"], 0) + 1
     print("false merges after, by kind: " + (", ".join(f"{k} {v}" for k, v in sorted(merged.items())) or "none"))
+    from brain_core.brain.dedupe import COSINE
+
+    asked = [p for p in pairs if not p[after] and not p[after + " conflict"] and p["cos"] >= COSINE]
+    print(f"left in doubt, what consolidate asks a configured model about (lifecycle/same_meaning.py): "
+          f"{sum(p['dup'] for p in asked)}/{sum(p['dup'] for p in pairs)} true rewordings, "
+          f"{sum(not p['dup'] for p in asked)}/{sum(not p['dup'] for p in pairs)} hard negatives")
     if show in ("dev", "test"):
         for p in pairs:
             if p["half"] == show and ((p[after] and not p["dup"]) or (p["dup"] and p[after + " conflict"])):

@@ -184,6 +184,10 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
         conflict, check = f"different numbers ({', '.join(sorted(ta.numbers ^ tb.numbers))})", "numbers"
     elif numbers_differ:  # "P1 tickets" / "priority 1 tickets": a number on one side only is no other value
         return Evidence(cosine, overlap, None, f"a number on one side only ({', '.join(sorted(ta.numbers ^ tb.numbers))})")
+    elif ta.negated != tb.negated and _no_in_a_word(b if ta.negated else a, a if ta.negated else b):
+        # "forbids inline scripts" / "does not allow inline scripts": a "no" said in one word may be the same
+        word = _no_in_a_word(b if ta.negated else a, a if ta.negated else b)
+        return Evidence(cosine, overlap, None, f"one is negated, the other says no in a word ({word})", "negated")
     elif ta.negated != tb.negated:
         conflict, check = "one is negated", "negated"
     elif only_a and only_b:
@@ -202,6 +206,22 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     if not minimal_pair(a, b):  # worded too differently to say which words disagree: two records, no claim
         return Evidence(cosine, overlap, None, f"worded otherwise, and {conflict}", check)
     return Evidence(cosine, overlap, conflict, None, check)
+
+
+# verbs and adjectives that say "no" in one word: a sentence with one of them and another negated with "not"
+# may say one thing ("Staging is unreachable without the VPN" / "Staging admin needs the VPN")
+_NO_WORDS = frozenset("""forbid forbids forbidden forbidding block blocks blocked blocking ban bans banned prevent
+prevents prevented deny denies denied disallow disallows disallowed prohibit prohibits prohibited refuse refuses
+refused reject rejects rejected avoid avoids avoided disable disables disabled stop stops stopped unreachable
+unavailable unsupported absent lacks lack skip skips skipped excluded exclude excludes omit omits omitted
+until unless only required require requires must""".split())
+
+
+def _no_in_a_word(plain: str, negated_text: str) -> str | None:
+    """A word of ``plain`` (the text without "not") that says "no" or "only" itself, and that the negated
+    text does not say: the two may say one thing, so that is a doubt, not a disagreement."""
+    theirs = set(re.findall(r"[a-z]+", negated_text.lower()))
+    return next((w for w in re.findall(r"[a-z]+", plain.lower()) if w in _NO_WORDS and w not in theirs), None)
 
 
 def is_near_duplicate(a: str, b: str, cosine: float | None = None) -> bool:

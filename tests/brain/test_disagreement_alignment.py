@@ -138,3 +138,15 @@ def test_two_agents_whose_words_bind_otherwise_keep_two_records(brain, first, se
     for profile, text in (("claude", first), ("codex", second)):
         on_disk = json.loads((brain.root / f"memories/{profile}/fact.json").read_text(encoding="utf-8"))
         assert on_disk["body"] == text and not on_disk.get("sources")
+
+
+def test_a_no_said_in_one_word_is_a_doubt_and_a_plain_not_still_a_conflict():
+    for plain, negated in (("The build server blocks pushes to main.", "The build server does not allow pushes to main."),
+                           ("Guests are only let in after they sign the NDA.", "Guests are not let in until they sign the NDA.")):
+        for x, y in ((plain, negated), (negated, plain)):
+            ev = compare(x, y, 0.93)
+            assert not ev.duplicate() and ev.conflict is None and "in a word" in ev.unsure
+    ev = compare("Staging supports IPv6 traffic.", "Staging does not support IPv6 traffic.", 0.95)
+    assert ev.conflict == "one is negated"
+    ev = compare("Pushes to main are blocked.", "Pushes to main are not blocked.", 0.95)  # both say "blocked"
+    assert ev.conflict == "one is negated"
