@@ -9,7 +9,8 @@ that speak each CLI's documented headless output and record what they received.
   ``{"error": {...}}``.
 
 The fake "model" answers a distillation prompt with one fact per transcript, built from the first
-thing the person said there, so a test can check which sessions reached it. Each run appends
+thing the person said there, so a test can check which sessions reached it, and consolidate's
+question whether pairs of records state one fact with "same" for every pair. Each run appends
 ``{argv, stdin, cwd, child}`` to ``<bin>/calls.jsonl``; ``<bin>/<exe>.mode`` (ok, logged-out,
 limited, garbage) changes how the next runs answer. A Claude run also leaves a transcript of
 itself in ``$CLAUDE_CONFIG_DIR/projects/<cwd as Claude names it>/``, as the real one does.
@@ -54,6 +55,8 @@ def fact(text):
 if '"sessions"' in prompt and "=== S1 ===" in prompt:
     parts = re.split(r"^=== (S\d+) ===$", stdin, flags=re.M)
     answer = json.dumps({"sessions": {parts[i]: {"records": [fact(parts[i + 1])]} for i in range(1, len(parts), 2)}})
+elif '"pairs"' in prompt and "Pair 1:" in stdin:  # consolidate's "same fact?": this model says yes to every pair
+    answer = json.dumps({"pairs": [{"n": int(n), "same": True} for n in re.findall(r"^Pair (\d+):$", stdin, re.M)]})
 elif '"records"' in prompt:
     answer = json.dumps({"records": [fact(stdin)]})
 else:

@@ -114,3 +114,22 @@ def test_dry_run_shows_the_merge_and_writes_nothing(brain, memory_keyring, capsy
     (dup,) = out["duplicates"]
     assert dup["judged"] == ["model:openai-compatible"] and not dup["written"]
     assert _memories(brain) == before
+
+
+def test_through_the_agents_cli_even_a_model_that_says_yes_merges_no_disagreement(brain, tmp_path, monkeypatch, home):
+    from tests.helpers.fake_agents import calls, install, on_path
+
+    bin_dir = install(tmp_path / "bin", exes=("claude",))
+    on_path(monkeypatch, bin_dir)
+    monkeypatch.delenv("AIDA_CHILD", raising=False)
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / ".credentials.json").write_text("{}")
+    _records(brain)
+    brain.config.set("llm.provider", "claude-code")
+    report = consolidate(brain)
+    (call,) = calls(bin_dir)  # one call for the one pair in doubt, headless and marked as Aida's own
+    assert call["exe"] == "claude" and call["child"] == "1" and call["argv"][:3] == ["-p", "--output-format", "json"]
+    assert FIRST in call["stdin"] and SECOND in call["stdin"] and "Redis" not in call["stdin"]
+    (merge,) = report.duplicates
+    assert merge.judged == ("model:claude-code",)
+    assert {"memories/claude/cache.json", "memories/codex/cache.json"} <= _memories(brain)  # the conflict stays two
