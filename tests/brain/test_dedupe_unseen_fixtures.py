@@ -1,7 +1,8 @@
-"""The shape of the three pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the four pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
-tests/fixtures/dedupe_unseen2.jsonl and tests/fixtures/dedupe_unseen3.jsonl (each written after the
-rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
+tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl and
+tests/fixtures/dedupe_unseen4.jsonl (each written after the rules of its time, without reading or
+running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
 them here, benchmarks/bench_dedupe.py measures it.
@@ -72,6 +73,22 @@ SETS = [
     "Pushing", "QA", "Rails", "Redshift", "Rotating", "Ruby", "Runbooks", "SFTP", "SQS", "SRE", "Sentry",
     "Sev1", "Sev2", "Snowflake", "Stolon", "Storybook", "Sunset", "Targets", "Thursday", "Traefik", "Trivy",
     "Tue", "Tuesday", "Twilio", "URL", "Untagged", "Valkey", "Values", "Vonage",
+    })),
+    Set("dedupe_unseen4.jsonl", "unseen4", 4000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl"), frozenset({
+    "AGPL", "API", "AUC", "AWS", "AZs", "Acme", "Airbyte", "Alertmanager", "Amazon", "Android", "Apr", "April",
+    "Backstage", "Bazel", "Bitrise", "BuildKit", "CDC", "CET", "CFO", "CI", "CPU", "CTO", "Chargebee",
+    "ClickHouse", "Codemagic", "Consul", "Credit", "DB", "DBA", "DaemonSet", "Debezium", "Docker",
+    "Dockerfile", "DynamoDB", "EM", "ENABLED", "EUR", "Escalation", "Estuary", "Expensify", "F1", "Feast",
+    "FinOps", "Fivetran", "Fri", "Friday", "GCS", "GPL", "Gi", "Glacier", "Google", "GraphQL", "HMAC", "HPA",
+    "Hub", "Idempotency", "Incoming", "Infrequent", "JVM", "Jaeger", "Jira", "Ki", "Kubernetes", "LGPL",
+    "London", "MFA", "MPL", "March", "Mi", "Mon", "Monday", "MongoDB", "NetSuite", "Notion", "OAuth2", "Oct",
+    "October", "Owners", "P1", "P2", "P2s", "P3", "PM", "POST", "PUT", "Password", "Play", "Pods", "RFC",
+    "RFCs", "Ramp", "Redis", "Redocly", "Reporting", "Revenue", "S3", "SHA1", "SHA256", "SIGHUP", "SQLite",
+    "SSH", "Sat", "September", "Some", "Spectral", "Sun", "Swagger", "TLS", "TOTP", "TTL", "TechDocs",
+    "Tecton", "Teleport", "Tempo", "Terraform", "TestFlight", "Thu", "Thursday", "Tue", "Tuesday", "UI", "UTC",
+    "Unreleased", "Usage", "VP", "X", "Xcode",
     })),
 ]
 
