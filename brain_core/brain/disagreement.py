@@ -540,6 +540,9 @@ def unaligned(a: str, b: str) -> str | None:
     twice = _said_more(ca, cb, _names(a) | _names(b))
     if twice:  # "X owns A and the payments team owns B" / "X owns A and the payment topics": one word, two roles
         return f"'{twice[0]}' said {twice[1]} times in one, {twice[2]} in the other"
+    steps = _steps_moved(a, b, ca, cb)
+    if steps:  # "build, then sign, then push" / "build, then push, then sign": a pipeline is its order
+        return f"steps in another order ({steps})"
     again = _repeated_moved(ca, cb, _names(a) | _names(b))
     if again:  # "the EU cluster serves EU customers and the US cluster US customers" / with EU and US swapped
         return f"'{again}' said twice, next to other words"
@@ -578,6 +581,23 @@ def _said_more(ca: Sequence[str], cb: Sequence[str], names: set[str]) -> tuple[s
         if w in names or len(differ) >= 2:
             return w, max(na[w], nb[w]), min(na[w], nb[w])
     return None
+
+
+_STEP = re.compile(r"->|\u2192|=>|\bthen\b|\bfollowed by\b|\bafter that\b|\bnext\b", re.I)
+
+
+def _steps_moved(a: str, b: str, ca: Sequence[str], cb: Sequence[str]) -> str | None:
+    """When both texts list three or more steps in order (two or more of "->", "then", "followed
+    by"), the words they share in another order: a sequence says its order, which sets of words do not."""
+    if len(_STEP.findall(a)) < 2 or len(_STEP.findall(b)) < 2:
+        return None
+    shared = set(ca) & set(cb)
+    oa = [w for w in dict.fromkeys(ca) if w in shared]
+    ob = [w for w in dict.fromkeys(cb) if w in shared]
+    if oa == ob:
+        return None
+    i = next(k for k, (x, y) in enumerate(zip(oa, ob)) if x != y)
+    return f"{oa[i]} / {ob[i]}"
 
 
 def _names(text: str) -> set[str]:

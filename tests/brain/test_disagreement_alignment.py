@@ -39,6 +39,9 @@ APART = [
     ("a placeholder template turned round", "Image tags follow <service>.<env>.<version>.",
      "Image tags follow <env>.<service>.<version>."),
     ("a template's separators changed", "Image tags follow <service>.<version>.", "Image tags follow <service>-<version>."),
+    ("steps in another order", "Deploy order: build -> test -> push -> deploy.",
+     "Deploy order: build -> push -> test -> deploy."),
+    ("steps in another order, in words", "Release: tag, then build, then publish.", "Release: build, then tag, then publish."),
     ("names said twice, exchanged", "The EU cluster serves EU customers and the US cluster serves US customers.",
      "The EU cluster serves US customers and the US cluster serves EU customers."),
 ]
@@ -52,6 +55,7 @@ SAME = [
     ("We are migrating the orders database from MySQL to PostgreSQL.",
      "We are migrating the orders database to PostgreSQL from MySQL."),
     ("The Lisbon team is led by Siobhan.", "Siobhan leads the Lisbon team."),
+    ("We build, then test, then deploy.", "Build first, then test, then deploy."),  # the same steps, one order
     ("Staging deploys at 2pm, production deploys at 4pm.", "Deploy staging at 2pm and production at 4pm."),  # a verb said again
     ("The US cluster serves US customers and the EU cluster serves EU customers.",
      "The EU cluster serves EU customers and the US cluster serves US customers."),  # two clauses trade places
