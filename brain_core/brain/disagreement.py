@@ -540,6 +540,12 @@ def unaligned(a: str, b: str) -> str | None:
     twice = _said_more(ca, cb, _names(a) | _names(b))
     if twice:  # "X owns A and the payments team owns B" / "X owns A and the payment topics": one word, two roles
         return f"'{twice[0]}' said {twice[1]} times in one, {twice[2]} in the other"
+    role = _role_preposition(a, b)
+    if role:  # "reviews API changes with the frontend team" / "for the frontend team": another role
+        return f"'{role[0]}' in one, '{role[1]}' in the other"
+    modal = _modal_changed(a, b)
+    if modal:  # "PRs must have a ticket" / "PRs should have a ticket": a rule and a recommendation
+        return f"{modal[0]} in one, {modal[1]} in the other"
     steps = _steps_moved(a, b, ca, cb)
     if steps:  # "build, then sign, then push" / "build, then push, then sign": a pipeline is its order
         return f"steps in another order ({steps})"
@@ -580,6 +586,40 @@ def _said_more(ca: Sequence[str], cb: Sequence[str], names: set[str]) -> tuple[s
     for w in differ:
         if w in names or len(differ) >= 2:
             return w, max(na[w], nb[w]), min(na[w], nb[w])
+    return None
+
+
+_ROLE_PREP = re.compile(r"\b(with|for|against|without|alongside|instead of|on behalf of)\s+(?:the\s+|a\s+|an\s+|our\s+)?(\w+)",
+                        re.I)
+
+
+def _role_preposition(a: str, b: str) -> tuple[str, str] | None:
+    """The same word after another role-giving preposition ("with the frontend team" / "for the
+    frontend team"): prepositions are not compared as words, these few say who does what for whom."""
+    pa = {(m.group(2).lower(), m.group(1).lower()) for m in _ROLE_PREP.finditer(a)}
+    pb = {(m.group(2).lower(), m.group(1).lower()) for m in _ROLE_PREP.finditer(b)}
+    for word, prep in sorted(pa - pb):
+        other = next((q for w, q in sorted(pb - pa) if w == word), None)
+        if other:
+            return f"{prep} {word}", f"{other} {word}"
+    return None
+
+
+_MUST = re.compile(r"\b(?:must|always|mandatory|have to|has to|required to|is required|are required)\b", re.I)
+_SHOULD = re.compile(r"\b(?:should|prefer|prefers|preferred|preferably|recommended|recommend|ideally|usually|"
+                     r"generally|typically|normally|mostly|often|sometimes|where possible|if possible)\b", re.I)
+
+
+def _modal_changed(a: str, b: str) -> tuple[str, str] | None:
+    """A binding word ("must", "always") in one text and a softer one ("should", "prefer", "usually")
+    in the other and not the binding one: a rule is not a recommendation. A plain imperative goes with
+    either."""
+    ma, mb = _MUST.search(a), _MUST.search(b)
+    sa, sb = _SHOULD.search(a), _SHOULD.search(b)
+    if ma and sb and not mb:
+        return ma.group(0).lower(), sb.group(0).lower()
+    if mb and sa and not ma:
+        return sa.group(0).lower(), mb.group(0).lower()
     return None
 
 

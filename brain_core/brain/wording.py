@@ -220,7 +220,7 @@ def _paired_list(text: str) -> str:
 _FUNCTION = frozenset("""
 a an the this that these those it its they them their theirs we us our ours you your yours i my me he him his she
 her hers one's is are was were be been being am has have had having do does did doing will would shall and also
-as of for in on at with which who whom whose there here just s t ll ve re d m so both
+as of for in on at with which who whom whose there here just s t ll ve re d m so
 """.split())
 # frames that say "this is the choice" or "this is the rule" without adding to what is chosen
 _FRAME = frozenset("""

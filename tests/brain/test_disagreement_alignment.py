@@ -42,6 +42,10 @@ APART = [
     ("steps in another order", "Deploy order: build -> test -> push -> deploy.",
      "Deploy order: build -> push -> test -> deploy."),
     ("steps in another order, in words", "Release: tag, then build, then publish.", "Release: build, then tag, then publish."),
+    ("a rule and a recommendation", "PRs must have a linked ticket.", "PRs should have a linked ticket."),
+    ("another role for the same team", "The backend team reviews API changes with the frontend team.",
+     "The backend team reviews API changes for the frontend team."),
+    ("two teams and one", "Both teams review the API changes.", "The API changes are reviewed by the team."),
     ("names said twice, exchanged", "The EU cluster serves EU customers and the US cluster serves US customers.",
      "The EU cluster serves US customers and the US cluster serves EU customers."),
 ]
