@@ -1,8 +1,8 @@
-"""The shape of the four pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the five pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
-tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl and
-tests/fixtures/dedupe_unseen4.jsonl (each written after the rules of its time, without reading or
-running the predicate, and scored once; see the .md beside each).
+tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
+tests/fixtures/dedupe_unseen4.jsonl and tests/fixtures/dedupe_unseen5.jsonl (each written after the
+rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
 them here, benchmarks/bench_dedupe.py measures it.
@@ -89,6 +89,24 @@ SETS = [
     "SSH", "Sat", "September", "Some", "Spectral", "Sun", "Swagger", "TLS", "TOTP", "TTL", "TechDocs",
     "Tecton", "Teleport", "Tempo", "Terraform", "TestFlight", "Thu", "Thursday", "Tue", "Tuesday", "UI", "UTC",
     "Unreleased", "Usage", "VP", "X", "Xcode",
+    })),
+    Set("dedupe_unseen5.jsonl", "unseen5", 5000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl"), frozenset({
+    "ACM", "AES", "AMI", "AWS", "Action", "Adding", "Admin", "Amplitude", "Avro", "B3", "BI", "Backfills",
+    "Bit", "Branch", "CAPTCHA", "CI", "CIDRs", "CNAMEs", "CPU", "ClickHouse", "CloudFront", "Contractors",
+    "CycloneDX", "DBA", "DBAs", "DD", "DNS", "DaemonSet", "Deployment", "Dropping", "EBS", "ETL", "Encrypt",
+    "Expectations", "Failed", "FinOps", "Fluent", "Frankfurt", "Fri", "GCP", "GE", "GPU", "GitHub",
+    "GitLab", "Great", "HTTP", "Half", "Honeycomb", "Hostname", "IAM", "IDs", "IOPS", "IP", "IPs", "Istio",
+    "JSON", "Jsonnet", "June", "K8s", "KMS", "KV", "Kafka", "Keeper", "Kubecost", "Kubernetes", "Kyverno",
+    "LB", "Lightstep", "Linkerd", "Linux", "Loki", "MM", "MX", "March", "Mimir", "MinIO", "Mon", "Monday",
+    "NULL", "OIDC", "OS", "Objects", "OpenCost", "OpenTelemetry", "PR", "PRs", "Parquet", "PgBouncer",
+    "Plan", "Postgres", "Previously", "Prometheus", "Python", "RDS", "RF", "RIs", "RabbitMQ", "ReadOnly",
+    "Renovate", "Route", "Routing", "RudderStack", "SA", "SBOM", "SBOMs", "SHA", "SHAs", "SLO", "Saturday",
+    "Savings", "Scaling", "Scratch", "Segment", "Seventy", "Small", "Snowflake", "Sun", "Sunday", "Sundays",
+    "Syft", "TGW", "TTL", "TTLs", "Terraform", "Test", "Thanos", "Tracing", "Trivy", "UI", "UTC",
+    "Unlabelled", "VM", "VPC", "VPCs", "VPN", "Vault", "W3C", "WAF", "Websocket", "Windows", "YYYY",
+    "ZeroSSL",
     })),
 ]
 
