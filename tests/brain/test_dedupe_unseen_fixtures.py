@@ -1,8 +1,8 @@
-"""The shape of the four pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the five pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
-tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl and
-tests/fixtures/dedupe_unseen4.jsonl (each written after the rules of its time, without reading or
-running the predicate, and scored once; see the .md beside each).
+tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
+tests/fixtures/dedupe_unseen4.jsonl and tests/fixtures/dedupe_unseen6.jsonl (each written after the
+rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
 them here, benchmarks/bench_dedupe.py measures it.
@@ -89,6 +89,18 @@ SETS = [
     "SSH", "Sat", "September", "Some", "Spectral", "Sun", "Swagger", "TLS", "TOTP", "TTL", "TechDocs",
     "Tecton", "Teleport", "Tempo", "Terraform", "TestFlight", "Thu", "Thursday", "Tue", "Tuesday", "UI", "UTC",
     "Unreleased", "Usage", "VP", "X", "Xcode",
+    })),
+    Set("dedupe_unseen6.jsonl", "unseen6", 6000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl"), frozenset({
+    "A100", "A100s", "AA", "AAA", "AI", "APAC", "API", "Americas", "Android", "Auth0", "Avalara", "Awesome",
+    "B", "Badge", "Biases", "Border", "CFO", "CI", "CODEOWNERS", "CSAT", "CSS", "CTO", "Compose", "Confluence",
+    "DD", "During", "EM", "EMEA", "EU", "Electron", "English", "Fibonacci", "Figma", "Font", "Friday", "GPU",
+    "GPUs", "H100", "January", "Jetpack", "June", "L", "Labelling", "Linear", "Lucide", "MB", "ML", "MLflow",
+    "MM", "March", "Monday", "Mondays", "NPS", "PDF", "PDFs", "PM", "PMs", "Q3", "Q4", "QA", "SAML", "SCIM",
+    "SSO", "Sales", "September", "Slack", "Stripe", "SwiftUI", "T", "Tab", "Thursday", "Tier", "Title",
+    "Tuesday", "Tuesdays", "UIKit", "UK", "US", "UTC", "VAT", "VP", "WCAG", "Wednesdays", "Weights", "WorkOS",
+    "XML", "YYYY", "Zendesk",
     })),
 ]
 
