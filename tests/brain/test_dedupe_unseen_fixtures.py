@@ -94,7 +94,7 @@ SETS = [
         ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
          "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl"), frozenset({
     "A100", "A100s", "AA", "AAA", "AI", "APAC", "API", "Americas", "Android", "Auth0", "Avalara", "Awesome",
-    "B", "Badge", "Biases", "Border", "CFO", "CI", "CODEOWNERS", "CSAT", "CSS", "CTO", "Compose", "Confluence",
+    "B", "Badge", "Biases", "Border", "CFO", "CI", "CODEOWNERS", "CSAT", "CSS", "CTO", "Compose", "Confluence", "Container",
     "DD", "During", "EM", "EMEA", "EU", "Electron", "English", "Fibonacci", "Figma", "Font", "Friday", "GPU",
     "GPUs", "H100", "January", "Jetpack", "June", "L", "Labelling", "Linear", "Lucide", "MB", "ML", "MLflow",
     "MM", "March", "Monday", "Mondays", "NPS", "PDF", "PDFs", "PM", "PMs", "Q3", "Q4", "QA", "SAML", "SCIM",
