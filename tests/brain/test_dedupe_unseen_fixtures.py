@@ -1,7 +1,8 @@
-"""The shape of the five pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the six pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
 tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
-tests/fixtures/dedupe_unseen4.jsonl and tests/fixtures/dedupe_unseen5.jsonl (each written after the
+tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl and tests/fixtures/dedupe_unseen6.jsonl
+(each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
@@ -107,6 +108,18 @@ SETS = [
     "Syft", "TGW", "TTL", "TTLs", "Terraform", "Test", "Thanos", "Tracing", "Trivy", "UI", "UTC",
     "Unlabelled", "VM", "VPC", "VPCs", "VPN", "Vault", "W3C", "WAF", "Websocket", "Windows", "YYYY",
     "ZeroSSL",
+    })),
+    Set("dedupe_unseen6.jsonl", "unseen6", 6000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl"), frozenset({
+    "A100", "A100s", "AA", "AAA", "AI", "APAC", "API", "Americas", "Android", "Auth0", "Avalara", "Awesome",
+    "B", "Badge", "Biases", "Border", "CFO", "CI", "CODEOWNERS", "CSAT", "CSS", "CTO", "Compose", "Confluence", "Container",
+    "DD", "During", "EM", "EMEA", "EU", "Electron", "English", "Fibonacci", "Figma", "Font", "Friday", "GPU",
+    "GPUs", "H100", "January", "Jetpack", "June", "L", "Labelling", "Linear", "Lucide", "MB", "ML", "MLflow",
+    "MM", "March", "Monday", "Mondays", "NPS", "PDF", "PDFs", "PM", "PMs", "Q3", "Q4", "QA", "SAML", "SCIM",
+    "SSO", "Sales", "September", "Slack", "Stripe", "SwiftUI", "T", "Tab", "Thursday", "Tier", "Title",
+    "Tuesday", "Tuesdays", "UIKit", "UK", "US", "UTC", "VAT", "VP", "WCAG", "Wednesdays", "Weights", "WorkOS",
+    "XML", "YYYY", "Zendesk",
     })),
 ]
 
