@@ -626,10 +626,19 @@ def _modal_changed(a: str, b: str) -> tuple[str, str] | None:
 _STEP = re.compile(r"->|\u2192|=>|\bthen\b|\bfollowed by\b|\bafter that\b|\bnext\b", re.I)
 
 
+_ORDERED = re.compile(r"\b(?:steps?|order|sequence|stages?|phases?|pipeline|in turn)\b", re.I)
+
+
+def _in_order(text: str) -> bool:
+    """Whether ``text`` lists three or more steps in order: two or more of "->", "then", "followed by",
+    or a list of three or more items after a word that says they are ordered ("steps: a, b, c")."""
+    return len(_STEP.findall(text)) >= 2 or bool(_ORDERED.search(text) and text.count(",") >= 2)
+
+
 def _steps_moved(a: str, b: str, ca: Sequence[str], cb: Sequence[str]) -> str | None:
-    """When both texts list three or more steps in order (two or more of "->", "then", "followed
-    by"), the words they share in another order: a sequence says its order, which sets of words do not."""
-    if len(_STEP.findall(a)) < 2 or len(_STEP.findall(b)) < 2:
+    """When both texts list three or more steps in order, the words they share in another order: a
+    sequence says its order, which sets of words do not."""
+    if not (_in_order(a) and _in_order(b)):
         return None
     shared = set(ca) & set(cb)
     oa = [w for w in dict.fromkeys(ca) if w in shared]

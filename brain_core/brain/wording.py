@@ -93,11 +93,17 @@ class Shape:
 _ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794)\s*")
 
 
+# a comparison written as a symbol between spaces, read as its words (an arrow and a <placeholder> are no comparison)
+_COMPARED = {"<": "below", ">": "above", "<=": "at most", ">=": "at least", "\u2264": "at most", "\u2265": "at least"}
+_COMPARISON = re.compile(r"(?<=\s)(<=|>=|<|>|\u2264|\u2265)(?=\s)")
+
+
 def arrows(text: str) -> str:
     """An arrow read as the words it stands for: "Auth: cookies -> JWTs" is "Auth: from cookies to
     JWTs" (the "from" where the arrow's clause begins), so the order and contrast checks read its
     direction as they read the words; "up to 3 times" is "at most 3 times", no direction."""
     text = re.sub(r"\bup\s+to\b(?=\s+\d)", "at most", text, flags=re.I)
+    text = _COMPARISON.sub(lambda m: f" {_COMPARED[m.group(1)]} ", text)  # "version < 3": version below 3
     out, last = [], 0
     for m in _ARROW.finditer(text):
         head = text[last:m.start()]

@@ -46,6 +46,9 @@ APART = [
     ("another role for the same team", "The backend team reviews API changes with the frontend team.",
      "The backend team reviews API changes for the frontend team."),
     ("two teams and one", "Both teams review the API changes.", "The API changes are reviewed by the team."),
+    ("a listed order changed", "Deploy stages: lint, test, package, ship.", "Deploy stages: test, lint, ship, package."),
+    ("a comparison turned round", "Block the login if failed attempts > 5 in an hour.",
+     "Block the login if failed attempts < 5 in an hour."),
     ("names said twice, exchanged", "The EU cluster serves EU customers and the US cluster serves US customers.",
      "The EU cluster serves US customers and the US cluster serves EU customers."),
 ]
