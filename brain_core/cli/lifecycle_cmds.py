@@ -117,7 +117,7 @@ def cmd_consolidate(args, ctx) -> int:
     for m in report.duplicates:
         print(f"[near-duplicates] {m.keep} keeps the words; {verb} {len(m.merged)} record(s) into it as sources")
         for path, cos, by in zip(m.merged, m.cosines, m.judged or ["words"] * len(m.merged)):
-            why = "" if by == "words" else f", the same fact in the judgement of {by}"
+            why = "" if by == "words" else f", the same fact as judged by {by.removeprefix('model:')}"
             print(f"    {path} (cosine {cos:.2f}{why})" + (" -> archive/" if m.written else ""))
     asked = report.asked
     if asked is not None and (asked.pairs or (asked.note and asked.note.startswith("the model could not"))):
