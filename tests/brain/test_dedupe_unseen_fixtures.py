@@ -1,7 +1,8 @@
-"""The shape of the six pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the seven pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
 tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
-tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl and tests/fixtures/dedupe_unseen6.jsonl
+tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl, tests/fixtures/dedupe_unseen6.jsonl
+and tests/fixtures/dedupe_unseen7.jsonl
 (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
@@ -120,6 +121,18 @@ SETS = [
     "SSO", "Sales", "September", "Slack", "Stripe", "SwiftUI", "T", "Tab", "Thursday", "Tier", "Title",
     "Tuesday", "Tuesdays", "UIKit", "UK", "US", "UTC", "VAT", "VP", "WCAG", "Wednesdays", "Weights", "WorkOS",
     "XML", "YYYY", "Zendesk",
+    })),
+    Set("dedupe_unseen7.jsonl", "unseen7", 7000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl"), frozenset({
+    "AVIF", "Addresses", "Adyen", "Amex", "BFF", "Berlin", "Braintree", "CDN", "CET", "CMS", "CSV", "ClamAV",
+    "Control", "Cookies", "DASH", "DD", "DS", "Display", "ECB", "ETag", "EUR", "Europe", "Exchange", "FFmpeg",
+    "FX", "GB", "GBP", "HLS", "Handlebars", "Host", "HttpOnly", "IANA", "IETF", "IP", "IPs", "ISO", "JPY",
+    "June", "K", "Lax", "MB", "MM", "Mailpit", "MediaConvert", "MessageGroupId", "Monday", "Mondays", "OTP",
+    "Open", "Owners", "PUTs", "Postgres", "Precondition", "Presenting", "Pro", "Processing", "RateLimit",
+    "Redis", "Relayed", "Remaining", "Reminders", "S3", "SDK", "SDKs", "SES", "SMS", "SQS", "SSO", "SVGs",
+    "SameSite", "Secure", "Strict", "Stripe", "T09", "TTL", "Turning", "UK", "URL", "URLs", "USD", "UTC",
+    "Unix", "WebP", "YYYY", "Z",
     })),
 ]
 
