@@ -1,9 +1,8 @@
-"""The shape of the seven pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the eight pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
 tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
 tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl, tests/fixtures/dedupe_unseen6.jsonl
-and tests/fixtures/dedupe_unseen7.jsonl
-(each written after the
+tests/fixtures/dedupe_unseen7.jsonl and tests/fixtures/dedupe_unseen8.jsonl (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
@@ -133,6 +132,21 @@ SETS = [
     "Redis", "Relayed", "Remaining", "Reminders", "S3", "SDK", "SDKs", "SES", "SMS", "SQS", "SSO", "SVGs",
     "SameSite", "Secure", "Strict", "Stripe", "T09", "TTL", "Turning", "UK", "URL", "URLs", "USD", "UTC",
     "Unix", "WebP", "YYYY", "Z",
+    })),
+    Set("dedupe_unseen8.jsonl", "unseen8", 8000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl",
+         "dedupe_unseen7.jsonl"), frozenset({
+    "AE", "ARR", "ATS", "Android", "Apr", "April", "Because", "Blocked", "CFO", "CSAT", "CSM", "CSMs", "CTO",
+    "CalVer", "DE", "DPA", "DPAs", "DPO", "DSARs", "December", "Device", "EM", "ES", "EUR", "Eng", "English",
+    "FR", "French", "Fri", "Friday", "Fridays", "German", "GitHub", "Google", "HR", "Hotfixes", "I", "ICU",
+    "II", "Italian", "JA", "JAWS", "January", "Japanese", "June", "Korean", "Languages", "Laptop", "LinkedIn",
+    "MM", "Manual", "March", "MessageFormat", "Mon", "Monday", "Mondays", "NDA", "NPS", "NVDA", "October",
+    "Open", "PT", "Paging", "Playwright", "Portuguese", "Postmortems", "Previously", "Q2", "Q4", "QA", "QBR",
+    "S1", "S2", "SOC", "SRE", "Sep", "September", "Sev1", "Sev2", "Sev3", "Signing", "Slack", "Spanish", "TM",
+    "TMS", "TalkBack", "TestRail", "Thu", "Thursday", "Tue", "Tuesday", "Type", "Untranslated", "VP",
+    "VoiceOver", "WIP", "Wed", "Wednesday", "Wednesdays", "Windows", "Working", "Xray", "YY", "YYYY",
+    "Zephyr",
     })),
 ]
 
