@@ -611,15 +611,15 @@ _SHOULD = re.compile(r"\b(?:should|prefer|prefers|preferred|preferably|recommend
 
 
 def _modal_changed(a: str, b: str) -> tuple[str, str] | None:
-    """A binding word ("must", "always") in one text and a softer one ("should", "prefer", "usually")
-    in the other and not the binding one: a rule is not a recommendation. A plain imperative goes with
-    either."""
+    """A soft word ("should", "prefer", "usually") in one text and not in the other: a recommendation
+    or a habit is not a rule ("must", "always") and not a statement of what is done ("interviewers
+    submit feedback within a day")."""
     ma, mb = _MUST.search(a), _MUST.search(b)
     sa, sb = _SHOULD.search(a), _SHOULD.search(b)
-    if ma and sb and not mb:
-        return ma.group(0).lower(), sb.group(0).lower()
-    if mb and sa and not ma:
-        return sa.group(0).lower(), mb.group(0).lower()
+    if sa and not sb:
+        return sa.group(0).lower(), mb.group(0).lower() if mb else "no such word"
+    if sb and not sa:
+        return ma.group(0).lower() if ma else "no such word", sb.group(0).lower()
     return None
 
 
