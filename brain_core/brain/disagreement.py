@@ -543,6 +543,9 @@ def unaligned(a: str, b: str) -> str | None:
     role = _role_preposition(a, b)
     if role:  # "reviews API changes with the frontend team" / "for the frontend team": another role
         return f"'{role[0]}' in one, '{role[1]}' in the other"
+    small = _small_word_changed(a, b)
+    if small:  # "Owen also reviews the docs" / "Owen reviews the docs": a word the checks skip, and it says something
+        return f"'{small}' on one side only"
     modal = _modal_changed(a, b)
     if modal:  # "PRs must have a ticket" / "PRs should have a ticket": a rule and a recommendation
         return f"{modal[0]} in one, {modal[1]} in the other"
@@ -603,6 +606,19 @@ def _role_preposition(a: str, b: str) -> tuple[str, str] | None:
         if other:
             return f"{prep} {word}", f"{other} {word}"
     return None
+
+
+# words the informative-word comparison skips that still say something when one side has them and the
+# other not: another case ("also"), a hedge ("would", "could", "might"), a person ("his", "her")
+_SMALL = frozenset("also too just would could might his her hers him he she".split())
+
+
+def _small_word_changed(a: str, b: str) -> str | None:
+    from collections import Counter
+
+    ta = Counter(w for w in re.findall(r"[a-z]+", a.lower()) if w in _SMALL)
+    tb = Counter(w for w in re.findall(r"[a-z]+", b.lower()) if w in _SMALL)
+    return next((w for w in sorted(set(ta) | set(tb)) if ta[w] != tb[w]), None)
 
 
 _MUST = re.compile(r"\b(?:must|always|mandatory|have to|has to|required to|is required|are required)\b", re.I)

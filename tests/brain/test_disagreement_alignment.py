@@ -43,6 +43,7 @@ APART = [
      "Deploy order: build -> push -> test -> deploy."),
     ("steps in another order, in words", "Release: tag, then build, then publish.", "Release: build, then tag, then publish."),
     ("a rule and a recommendation", "PRs must have a linked ticket.", "PRs should have a linked ticket."),
+    ("another case besides", "Owen also reviews the docs.", "Owen reviews the docs."),
     ("what is done and what should be", "Reviewers reply to a pull request within a day.",
      "Reviewers should reply to a pull request within a day."),
     ("another role for the same team", "The backend team reviews API changes with the frontend team.",
