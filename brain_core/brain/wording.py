@@ -13,7 +13,9 @@ _TOKEN = re.compile(r"\d+[-\u2013]\d+(?=\b)|[^\W_](?:(?:[\w'./+#-]|(?<=\d):(?=\d
 _SENTENCE = re.compile(r"[.;!?]+(?=\s|$)|[;\n]|\s[-\u2013\u2014]\s")
 _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 # what is rejected: up to three words after the marker, not past a binding word
-_OBJECT = r"((?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
+_OBJECT = r"((?:\s+(?:in|on|at|by|for|with|into|onto|from)(?=\s))?" \
+          r"(?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
+# (a preposition may open what is rejected: "stored in tests/fixtures/, not in tests/data/", "by schema, not by database")
 _REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
                      r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;!?\n]*?\b(?:from|off)\b"
