@@ -1,8 +1,9 @@
-"""The shape of the six pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
 tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
-tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl and tests/fixtures/dedupe_unseen6.jsonl
-(each written after the
+tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl, tests/fixtures/dedupe_unseen6.jsonl
+and tests/fixtures/dedupe_unseen9.jsonl (developer tooling, code and testing conventions, Git workflow,
+dependency and runtime versions, code generation) (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
@@ -120,6 +121,14 @@ SETS = [
     "SSO", "Sales", "September", "Slack", "Stripe", "SwiftUI", "T", "Tab", "Thursday", "Tier", "Title",
     "Tuesday", "Tuesdays", "UIKit", "UK", "US", "UTC", "VAT", "VP", "WCAG", "Wednesdays", "Weights", "WorkOS",
     "XML", "YYYY", "Zendesk",
+    })),
+    Set("dedupe_unseen9.jsonl", "unseen9", 9000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl"), frozenset({
+    "AppError", "Black", "Codespaces", "Corretto", "Cypress", "EOL", "ErrXxx", "Errorf", "FIXME", "Friday",
+    "GOTOOLCHAIN", "Google", "HTML", "HTTP", "I", "Java", "JavaScript", "Jest", "Makefile", "Mocking", "Mon",
+    "Monday", "Naming", "NumPy", "PR", "PRs", "PascalCase", "Playwright", "Postgres", "Prefer", "Put", "QA",
+    "README", "React", "Refs", "SDK", "TODO", "TODOs", "Temurin", "UseSession", "UserCard", "Y", "Z",
     })),
 ]
 
