@@ -125,10 +125,11 @@ SETS = [
     Set("dedupe_unseen9.jsonl", "unseen9", 9000, 40, 450,
         ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
          "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl"), frozenset({
-    "AppError", "Black", "Codespaces", "Corretto", "Cypress", "EOL", "ErrXxx", "Errorf", "FIXME", "Friday",
-    "GOTOOLCHAIN", "Google", "HTML", "HTTP", "I", "Java", "JavaScript", "Jest", "Makefile", "Mocking", "Mon",
-    "Monday", "Naming", "NumPy", "PR", "PRs", "PascalCase", "Playwright", "Postgres", "Prefer", "Put", "QA",
-    "README", "React", "Refs", "SDK", "TODO", "TODOs", "Temurin", "UseSession", "UserCard", "Y", "Z",
+    "AppError", "Black", "Codespaces", "Corretto", "Cypress", "DTZ", "Dublin", "EOL", "ErrXxx", "Errorf",
+    "Europe", "FIXME", "Friday", "GOTOOLCHAIN", "Google", "HTML", "HTTP", "Helper", "I", "Java", "JavaScript",
+    "Jest", "Literal", "Makefile", "Mocking", "Mon", "Monday", "Naming", "NumPy", "PR", "PRs", "Parallel",
+    "PascalCase", "Playwright", "Postgres", "Prefer", "Put", "QA", "README", "React", "Refs", "SDK",
+    "StrEnum", "TODO", "TODOs", "Temurin", "UTC", "UseSession", "UserCard", "Y", "Z", "ZoneInfo",
     })),
 ]
 
