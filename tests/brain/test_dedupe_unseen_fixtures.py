@@ -1,7 +1,8 @@
-"""The shape of the six pair sets written without sight of the "link only when sure" predicate:
+"""The shape of the pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
 tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
-tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl and tests/fixtures/dedupe_unseen6.jsonl
+tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl, tests/fixtures/dedupe_unseen6.jsonl
+and tests/fixtures/dedupe_unseen10.jsonl
 (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
@@ -120,6 +121,17 @@ SETS = [
     "SSO", "Sales", "September", "Slack", "Stripe", "SwiftUI", "T", "Tab", "Thursday", "Tier", "Title",
     "Tuesday", "Tuesdays", "UIKit", "UK", "US", "UTC", "VAT", "VP", "WCAG", "Wednesdays", "Weights", "WorkOS",
     "XML", "YYYY", "Zendesk",
+    })),
+    Set("dedupe_unseen10.jsonl", "unseen10", 10000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl"),
+        frozenset({
+    "API", "Android", "Api", "B", "BFF", "BIGINT", "CONCURRENTLY", "CRM", "CRUD", "CSV", "DB", "DBA", "DLQ",
+    "DNS", "DPA", "EXCLUSIVE", "Fri", "Friday", "GB", "GDPR", "GraphQL", "IDs", "ISO", "IndexedDB", "JS",
+    "JSON", "JavaScript", "KB", "Kafka", "LCP", "Mon", "Monday", "N", "NUMERIC", "OAuth", "OS", "Ownership",
+    "P1", "P2", "PDF", "PDFs", "PG", "PK", "PM", "Postgres", "Premium", "QA", "SLA", "SMS", "SQLite", "SRE",
+    "Salesforce", "Sat", "Standard", "Sun", "Sunday", "TB", "TXT", "Thu", "Thursday", "Tuesday", "ULID",
+    "ULIDs", "UTC", "UUIDv4s", "Video", "Wed", "Wednesday", "Workers", "X",
     })),
 ]
 
