@@ -126,12 +126,12 @@ SETS = [
         ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
          "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl"),
         frozenset({
-    "API", "Android", "Api", "B", "BFF", "BIGINT", "CONCURRENTLY", "CRM", "CRUD", "CSV", "DB", "DBA", "DLQ",
-    "DNS", "DPA", "EXCLUSIVE", "Fri", "Friday", "GB", "GDPR", "GraphQL", "IDs", "ISO", "IndexedDB", "JS",
-    "JSON", "JavaScript", "KB", "Kafka", "LCP", "Mon", "Monday", "N", "NUMERIC", "OAuth", "OS", "Ownership",
-    "P1", "P2", "PDF", "PDFs", "PG", "PK", "PM", "Postgres", "Premium", "QA", "SLA", "SMS", "SQLite", "SRE",
-    "Salesforce", "Sat", "Standard", "Sun", "Sunday", "TB", "TXT", "Thu", "Thursday", "Tuesday", "ULID",
-    "ULIDs", "UTC", "UUIDv4s", "Video", "Wed", "Wednesday", "Workers", "X",
+    "API", "Android", "B", "BFF", "BGAppRefreshTask", "BIGINT", "CHECK", "CONCURRENTLY", "CRM", "CRUD", "CSV",
+    "Changing", "DB", "DBA", "DNS", "DPA", "EXCLUSIVE", "GB", "GDPR", "GraphQL", "IDs", "IndexedDB", "JS",
+    "JSON", "JavaScript", "KB", "Kafka", "LCP", "MB", "Multi", "N", "Noisy", "OAuth", "OS", "Ownership", "P1",
+    "P2", "PDF", "PDFs", "PG", "PK", "PM", "Postgres", "Premium", "Promotion", "SLA", "SMALLINT", "SMS",
+    "SPA", "SQLite", "SRE", "SSR", "Salesforce", "Sat", "Standard", "Sun", "Sunday", "TB", "TXT", "ULID",
+    "ULIDs", "UTC", "UUIDv4s", "VALID", "VALIDATE", "Video", "WorkManager",
     })),
 ]
 
