@@ -156,6 +156,18 @@ SETS = [
     "PascalCase", "Playwright", "Postgres", "Prefer", "Put", "QA", "README", "React", "Refs", "SDK",
     "StrEnum", "TODO", "TODOs", "Temurin", "UTC", "UseSession", "UserCard", "Y", "Z", "ZoneInfo",
     })),
+    Set("dedupe_unseen10.jsonl", "unseen10", 10000, 40, 450,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl",
+         "dedupe_unseen7.jsonl", "dedupe_unseen8.jsonl", "dedupe_unseen9.jsonl"),
+        frozenset({
+    "API", "Android", "B", "BFF", "BGAppRefreshTask", "BIGINT", "CHECK", "CONCURRENTLY", "CRM", "CRUD", "CSV",
+    "Changing", "DB", "DBA", "DNS", "DPA", "EXCLUSIVE", "GB", "GDPR", "GraphQL", "IDs", "IndexedDB", "JS",
+    "JSON", "JavaScript", "KB", "Kafka", "LCP", "MB", "Multi", "N", "Noisy", "OAuth", "OS", "Ownership", "P1",
+    "P2", "PDF", "PDFs", "PG", "PK", "PM", "Postgres", "Premium", "Promotion", "SLA", "SMALLINT", "SMS",
+    "SPA", "SQLite", "SRE", "SSR", "Salesforce", "Sat", "Standard", "Sun", "Sunday", "TB", "TXT", "ULID",
+    "ULIDs", "UTC", "UUIDv4s", "VALID", "VALIDATE", "Video", "WorkManager",
+    })),
 ]
 
 
