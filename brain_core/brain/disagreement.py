@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from brain_core.brain.wording import (
+    _FRAME,
     BINDERS,
     OPPOSITES,
     Shape,
@@ -49,6 +50,7 @@ from brain_core.brain.wording import (
     _spelled,
     _synonym_map,
     _tense,
+    every_word,
     literals,
     shape,
 )
@@ -543,6 +545,9 @@ def unaligned(a: str, b: str) -> str | None:
     role = _role_preposition(a, b)
     if role:  # "reviews API changes with the frontend team" / "for the frontend team": another role
         return f"'{role[0]}' in one, '{role[1]}' in the other"
+    close = _close_copy_changed(a, b)
+    if close:  # "we send the partner a file and the partner sends back a report" / with the parties swapped
+        return f"nearly the same wording, with '{close[0]}' for '{close[1]}'"
     small = _small_word_changed(a, b)
     if small:  # "Owen also reviews the docs" / "Owen reviews the docs": a word the checks skip, and it says something
         return f"'{small}' on one side only"
@@ -606,6 +611,43 @@ def _role_preposition(a: str, b: str) -> tuple[str, str] | None:
         if other:
             return f"{prep} {word}", f"{other} {word}"
     return None
+
+
+CLOSE_COPY = 0.7  # how alike two wordings are, token for token, to count as one wording edited
+
+
+def _close_copy_changed(a: str, b: str) -> tuple[str, str] | None:
+    """Two wordings that are one wording edited (most tokens the same, in order) and differ in a word
+    the informative-word comparison skips or cannot place: "we" for "the partner", "on" for "off",
+    "<" for ">". What two agents copy and edit says exactly what changed; only articles, "and" and
+    punctuation may change freely, and a word only by its inflection or a synonym."""
+    from difflib import SequenceMatcher
+
+    ta, tb = list(every_word(a)), list(every_word(b))
+    sm = SequenceMatcher(None, ta, tb, autojunk=False)
+    if sm.ratio() < CLOSE_COPY:
+        return None
+    gone: list[tuple[str, ...]] = []  # what each text has that the other has not at that place
+    came: list[tuple[str, ...]] = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal" or set(ta[i1:i2] + tb[j1:j2]) <= _FRAMING:
+            continue  # "we use", "our", "we chose" / "decision:": who says it and how, not what
+        if op in ("insert", "delete") and set(ta[i1:i2] + tb[j1:j2]) <= _FIRST and _key("before") in ta + tb:
+            continue  # "build first, then test": "then" says it
+        if i2 > i1:
+            gone.append(tuple(ta[i1:i2]))
+        if j2 > j1:
+            came.append(tuple(tb[j1:j2]))
+    for chunk in [c for c in gone if len(c) >= 2 and c in came]:  # a phrase moved whole ("to PostgreSQL from
+        gone.remove(chunk)                                         # MySQL"): its words keep their partners
+        came.remove(chunk)
+    if gone or came:
+        return " ".join(gone[0]) if gone else "-", " ".join(came[0]) if came else "-"
+    return None
+
+
+_FIRST = frozenset(_key(w) for w in ("first", "last"))
+_FRAMING = frozenset(_key(w) for w in {*"we our ours its their".split(), *_FRAME})
 
 
 # words the informative-word comparison skips that still say something when one side has them and the

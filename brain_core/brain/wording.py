@@ -105,6 +105,7 @@ def arrows(text: str) -> str:
     JWTs" (the "from" where the arrow's clause begins), so the order and contrast checks read its
     direction as they read the words; "up to 3 times" is "at most 3 times", no direction."""
     text = re.sub(r"\bup\s+to\b(?=\s+\d)", "at most", text, flags=re.I)
+    text = re.sub(r"(?<=\w)(<=|>=|<|>)(?=\d)", r" \1 ", text)  # "depth<500": a comparison, not a <placeholder>
     text = _COMPARISON.sub(lambda m: f" {_COMPARED[m.group(1)]} ", text)  # "version < 3": version below 3
     out, last = [], 0
     for m in _ARROW.finditer(text):
@@ -372,7 +373,15 @@ def _content(text: str) -> tuple[str, ...]:
     return tuple(_content_words(text))
 
 
-def _content_words(text: str) -> list[str]:
+@lru_cache(maxsize=32768)
+def every_word(text: str) -> tuple[str, ...]:
+    """All of ``text``'s words in order as :func:`_content` reads them, the small words it skips
+    included (each as written, lower case), but for articles and "and": for comparing two wordings
+    token for token."""
+    return tuple(_content_words(text, keep=True))
+
+
+def _content_words(text: str, keep: bool = False) -> list[str]:
     text = spelled_out(clock(arrows(text)))
     text = re.sub(r",?\s*(?:and\s+)?not\s+the\s+other\s+way\s+a?round\b|,?\s*rather\s+than\s+the\s+reverse\b", "",
                   text, flags=re.I)  # what the sentence says already
@@ -403,6 +412,8 @@ def _content_words(text: str) -> list[str]:
             continue
         acronym = len(raw) >= 2 and raw.isupper() and raw.isalpha() and low not in _EMPHASIS
         if not low or (low in _FUNCTION and not acronym) or low in _FRAME or (contrast and low in _CONTRAST_WORDS):
+            if keep and low and low not in _EVERY_EMPTY:
+                out.append(_key(low) if low in _FRAME else low)
             continue  # but "US" is a place, not "us"
         prev = raws[i - 1].lower() if i else ""
         if low == "by" and (prev in _PASSIVE_AUX or prev in _IRREGULAR or re.search(r"(?:ed|en|wn)$", prev)
@@ -438,6 +449,9 @@ def _content_words(text: str) -> list[str]:
         out.append(low if re.search(r"\d", low) else _key(low))
     return out
 
+
+# what :func:`every_word` leaves out too: said or not, a sentence says the same
+_EVERY_EMPTY = frozenset("a an the and is are it that which".split())
 
 # words written in capitals for emphasis, not acronyms ("do NOT deploy"): read as the word they are
 _EMPHASIS = frozenset("not no never always only must do don't all any none and or if it is be".split())

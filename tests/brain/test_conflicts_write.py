@@ -36,7 +36,7 @@ REWORDINGS = [
      "We are migrating the orders database to PostgreSQL from MySQL."),
     ("We chose Datadog for monitoring because its APM tracing is better.",
      "Decision: Datadog for monitoring, because its APM tracing is better."),
-    ("Deploy staging at 2pm and production at 4pm.", "Staging deploys at 2pm, production deploys at 4pm."),
+    ("Siobhan mentors Owen on the payments code.", "Owen is mentored by Siobhan on the payments code."),
 ]
 
 

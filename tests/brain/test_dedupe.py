@@ -9,7 +9,7 @@ from tests.helpers.paths import FIXTURES
 DATADOG = [  # one decision in three agents' words; every informative word of each is in the others
     ("claude", "We chose Datadog for monitoring because its APM tracing is better."),
     ("codex", "Decision: Datadog for monitoring, because its APM tracing is better."),
-    ("gemini", "For monitoring we picked Datadog, because its APM tracing is better."),
+    ("gemini", "We picked Datadog for monitoring, because its APM tracing is better."),
 ]
 # the same decision in looser words ("team", "tool", "reason" on one side only): not sure, so never folded
 LOOSE = "The team decided on Datadog as the monitoring tool; APM tracing was the reason."

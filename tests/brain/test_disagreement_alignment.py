@@ -47,6 +47,11 @@ APART = [
      "Snapshots are kept in us-east-1, not in eu-west-1."),
     ("a contrast after 'by' turned round", "Jobs are sharded by tenant, not by region.",
      "Jobs are sharded by region, not by tenant."),
+    ("the two parties swapped in one wording", "We send the vendor the invoice file at 01:00 and the vendor sends "
+     "back a receipt by 05:00.", "The vendor sends us the invoice file at 01:00 and we send back a receipt by 05:00."),
+    ("on and off swapped in one wording", "New toggles default to off in dev and on in production.",
+     "New toggles default to on in dev and off in production."),
+    ("a comparison written without spaces", "Scale out when queue>200 for 3m.", "Scale out when queue<200 for 3m."),
     ("another case besides", "Owen also reviews the docs.", "Owen reviews the docs."),
     ("what is done and what should be", "Reviewers reply to a pull request within a day.",
      "Reviewers should reply to a pull request within a day."),
@@ -70,7 +75,8 @@ SAME = [
      "We are migrating the orders database to PostgreSQL from MySQL."),
     ("The Lisbon team is led by Siobhan.", "Siobhan leads the Lisbon team."),
     ("We build, then test, then deploy.", "Build first, then test, then deploy."),  # the same steps, one order
-    ("Staging deploys at 2pm, production deploys at 4pm.", "Deploy staging at 2pm and production at 4pm."),  # a verb said again
+    ("Request flow: CDN -> web tier -> API; the admin UI never calls the API directly.",
+     "Request flow: CDN -> web tier -> API. The admin UI never calls the API directly."),  # one wording, punctuation edited
     ("The US cluster serves US customers and the EU cluster serves EU customers.",
      "The EU cluster serves EU customers and the US cluster serves US customers."),  # two clauses trade places
 ]
@@ -168,3 +174,12 @@ def test_a_no_said_in_one_word_is_a_doubt_and_a_plain_not_still_a_conflict():
     assert ev.conflict == "one is negated"
     ev = compare("Pushes to main are blocked.", "Pushes to main are not blocked.", 0.95)  # both say "blocked"
     assert ev.conflict == "one is negated"
+
+
+def test_one_wording_edited_beyond_its_framing_is_two_records_and_no_claim():
+    """The cost of being sure: a true rewording close to a copy of the other, with a word moved ("deploy
+    staging" / "staging deploys"), is two records, and no disagreement is claimed between them."""
+    a, b = "Deploy staging at 2pm and production at 4pm.", "Staging deploys at 2pm, production deploys at 4pm."
+    for x, y in ((a, b), (b, a)):
+        ev = compare(x, y, 0.95)
+        assert not ev.duplicate() and ev.conflict is None and ev.unsure
