@@ -1,7 +1,8 @@
 """The shape of the six pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written),
 tests/fixtures/dedupe_unseen2.jsonl, tests/fixtures/dedupe_unseen3.jsonl,
-tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl and tests/fixtures/dedupe_unseen6.jsonl
+tests/fixtures/dedupe_unseen4.jsonl, tests/fixtures/dedupe_unseen5.jsonl, tests/fixtures/dedupe_unseen6.jsonl
+and tests/fixtures/dedupe_unseen11.jsonl
 (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
@@ -120,6 +121,16 @@ SETS = [
     "SSO", "Sales", "September", "Slack", "Stripe", "SwiftUI", "T", "Tab", "Thursday", "Tier", "Title",
     "Tuesday", "Tuesdays", "UIKit", "UK", "US", "UTC", "VAT", "VP", "WCAG", "Wednesdays", "Weights", "WorkOS",
     "XML", "YYYY", "Zendesk",
+    })),
+    Set("dedupe_unseen11.jsonl", "unseen11", 11000, 30, 350,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl"), frozenset({
+    "ASTC", "Apache", "B", "BC1", "BC7", "BSP", "C", "CC", "CI", "CLA", "CRC32", "DCO", "ETC2", "Fi", "GPUs",
+    "GitHub", "HTTPS", "Hz", "ID", "IMU", "ISR", "Identifier", "JTAG", "KB", "LFS", "LOD", "LOD0", "LOD1",
+    "LOD2", "License", "Lua", "MCU", "MIT", "MPL", "MQTT", "Maintainership", "Most", "OTA", "PC", "PDF", "PI",
+    "PR", "PRs", "Perforce", "Python", "Quarterly", "RAM", "RF", "RTOS", "Rendered", "Reproducibility",
+    "SHA256SUMS", "SMS", "SPDX", "Saving", "Shadow", "Slurm", "Snakemake", "UART", "UI", "Unused",
+    "Vulnerabilities", "Wi",
     })),
 ]
 
