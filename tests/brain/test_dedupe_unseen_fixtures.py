@@ -168,6 +168,17 @@ SETS = [
     "SPA", "SQLite", "SRE", "SSR", "Salesforce", "Sat", "Standard", "Sun", "Sunday", "TB", "TXT", "ULID",
     "ULIDs", "UTC", "UUIDv4s", "VALID", "VALIDATE", "Video", "WorkManager",
     })),
+    Set("dedupe_unseen11.jsonl", "unseen11", 11000, 30, 350,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl",
+         "dedupe_unseen7.jsonl", "dedupe_unseen8.jsonl", "dedupe_unseen9.jsonl", "dedupe_unseen10.jsonl"), frozenset({
+    "ASTC", "Apache", "B", "BC1", "BC7", "BSP", "C", "CC", "CI", "CLA", "CRC32", "DCO", "ETC2", "Fi", "GPUs",
+    "GitHub", "HTTPS", "Hz", "ID", "IMU", "ISR", "Identifier", "JTAG", "KB", "LFS", "LOD", "LOD0", "LOD1",
+    "LOD2", "License", "Lua", "MCU", "MIT", "MPL", "MQTT", "Maintainership", "Most", "OTA", "PC", "PDF", "PI",
+    "PR", "PRs", "Perforce", "Python", "Quarterly", "RAM", "RF", "RTOS", "Rendered", "Reproducibility",
+    "SHA256SUMS", "SMS", "SPDX", "Saving", "Shadow", "Slurm", "Snakemake", "UART", "UI", "Unused",
+    "Vulnerabilities", "Wi",
+    })),
 ]
 
 
