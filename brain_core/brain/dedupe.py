@@ -44,7 +44,7 @@ OVERLAP = 0.40
 LEXICAL_ONLY = 0.80  # Jaccard of content words when no vectors are at hand
 LINK_NEIGHBOURS = 10  # matches from other profiles a new record is checked against (per kind on PostgreSQL)
 _CAPITAL = re.compile(r"\b[A-Z][\w'-]*")
-_CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
+_CONTRAST = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|\b(?:but|and)\s+not\b|\bnot\s+only\b", re.I)  # "pytest, not unittest"
 _STARTERS = ".!?:;#*->\n\"'(`"
 _CODEISH = re.compile(r"[\w./+#-]*[./_+#][\w./+-]*\w|\b(?=\w*[a-z])(?=\w*\d)\w+", re.I)
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
@@ -123,7 +123,8 @@ def terms(text: str) -> Terms:
         if j < 0 or text[j] in _STARTERS:
             continue  # a sentence or list item starts here: a capital says nothing
         w = _stem(m.group(0).lower().strip("'-"))
-        if w in ws:
+        w = _CALENDAR.get(w, w)  # "Apr" is April, "Sun" Sunday
+        if w in ws or w in _CALENDAR.values():
             salient.add(w)
     for m in _CODEISH.finditer(text):
         salient.add(m.group(0).lower())
@@ -132,6 +133,11 @@ def terms(text: str) -> Terms:
     nums = set(numbers(text)) | {_NUMBER_WORDS[m.group(1).lower()] for m in _NUMBER_WORD.finditer(text)}
     ws = frozenset(w for w in ws if w not in _NUMBER_WORDS)
     return Terms(ws, frozenset(salient - set(_NUMBER_WORDS)), frozenset(nums), negated(_CONTRAST.sub(",", text)))
+
+
+_CALENDAR = {m[:3]: m for m in "january february march april may june july august september october november "
+             "december monday tuesday wednesday thursday friday saturday sunday".split()} | {"sept": "september"}
+_CALENDAR = {k: v for k, v in _CALENDAR.items() if k != "may"}
 
 
 def _known(w: str, vocab: frozenset) -> bool:
@@ -213,6 +219,7 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
 _NO_WORDS = frozenset("""forbid forbids forbidden forbidding block blocks blocked blocking ban bans banned prevent
 prevents prevented deny denies denied disallow disallows disallowed prohibit prohibits prohibited refuse refuses
 refused reject rejects rejected avoid avoids avoided disable disables disabled stop stops stopped unreachable
+dropped retired removed held out instead rather
 unavailable unsupported absent lacks lack skip skips skipped excluded exclude excludes omit omits omitted
 until unless only required require requires must""".split())
 

@@ -775,6 +775,38 @@ def substitution(a: str, b: str) -> str | None:
     return f"{got[0]} in one, {got[1]} in the other" if got else None
 
 
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
+         "seventeen eighteen nineteen".split()
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+         "hundred": 100}
+_SAME_SMALL = [{"not", "don't", "dont", "doesn't", "do"}, {"without", "no"}, {"when", "if", "whenever"},
+               {"can", "may"}]
+
+
+def _number_of(w: str) -> int | None:
+    w = w.lower()
+    if w.isdigit():
+        return int(w)
+    if w in _UNITS:
+        return _UNITS.index(w)
+    return _TENS.get(w)
+
+
+def _one_word_two_spellings(mid_a: Sequence[str], mid_b: Sequence[str]) -> bool:
+    """One word each side that is one word written two ways: a number in digits and in words, British
+    and American spelling ("-ise"/"-ize", "-our"/"-or"), or two small words for one thing ("without" /
+    "no")."""
+    if len(mid_a) != 1 or len(mid_b) != 1:
+        return False
+    x, y = mid_a[0].lower(), mid_b[0].lower()
+    nx, ny = _number_of(x), _number_of(y)
+    if nx is not None and nx == ny:
+        return True
+    if x.replace("is", "iz") == y.replace("is", "iz") or x.replace("our", "or") == y.replace("our", "or"):
+        return True
+    return any(x in g and y in g for g in _SAME_SMALL)
+
+
 def substituted(a: str, b: str) -> tuple[str, str] | None:
     """The words of :func:`substitution`, as each text writes them ("payments", "platform")."""
     ca, cb = _content(a), _content(b)
@@ -789,6 +821,8 @@ def substituted(a: str, b: str) -> tuple[str, str] | None:
         return None
     if any(_same(w, o) for w in mid_a for o in cb) or any(_same(w, o) for w in mid_b for o in ca):
         return None
+    if _one_word_two_spellings(mid_a, mid_b):
+        return None  # "eight" / "8", "materialised" / "materialized", "don't" / "not": not another value
     value = any(ch.isdigit() for w in mid_a + mid_b for ch in w)  # "every night" / "every 6 hours"
     modifier = len(mid_a) == len(mid_b) == 1 and i > 0 and j > 0 and ca[len(ca) - j].isalpha() and \
         ca[len(ca) - j] not in BINDERS  # "the payments team" / "the platform team": another owner

@@ -183,3 +183,14 @@ def test_one_wording_edited_beyond_its_framing_is_two_records_and_no_claim():
     for x, y in ((a, b), (b, a)):
         ev = compare(x, y, 0.95)
         assert not ev.duplicate() and ev.conflict is None and ev.unsure
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Keep audit logs for fourteen days.", "Keep audit logs for 14 days."),          # a number in words
+    ("Dashboards are materialised nightly.", "Dashboards are materialized nightly."),  # two spellings
+    ("Request IDs go in the log line and not in labels.", "Request IDs go in the log line, not in labels."),
+    ("We use Lucide for icons; Font Awesome was dropped.", "Lucide is used for icons; Font Awesome is no longer used."),
+])
+def test_one_thing_written_two_ways_is_never_called_a_disagreement(a, b):
+    for x, y in ((a, b), (b, a)):
+        assert compare(x, y, 0.95).conflict is None
