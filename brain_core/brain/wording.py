@@ -16,11 +16,11 @@ _SEGMENT = re.compile(r"[,:()\[\]]|\b(?:and|but|while|whereas)\b", re.I)
 _OBJECT = r"((?:\s+(?:in|on|at|by|for|with|into|onto|from)(?=\s))?" \
           r"(?:\s+(?!(?:to|into|onto|with|for|by|and|but|in|on|at|when|because)\b)(?:the\s+|a\s+|an\s+)?[\w'./+#-]+){1,3})"
 # (a preposition may open what is rejected: "stored in tests/fixtures/, not in tests/data/", "by schema, not by database")
-_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\bbut\s+not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
+_REJECT = re.compile(r"(?:[,;(]\s*(?:and\s+|but\s+)?not\b|\b(?:but|and)\s+not\b|\binstead\s+of\b|\b(?:rather|better)\s+than\b"
                      r"|\bin\s+place\s+of\b|\bno\s+longer\b|\bnot\s+anymore\b|\bnever\s+again\b"
                      r"|\b(?:switch|migrat|mov(?:e|es|ed|ing)\b)\w*\b[^.;!?\n]*?\b(?:from|off)\b"
                      r"|\b(?:away|off)\s+from\b|\breplac(?:e|es|ed|ing)\b(?!\s+by)(?:\s+the)?)" + _OBJECT, re.I)
-_SAID_NOT = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|but\s+not\b|instead\b|rather\b|better\b|in\s+place\b|no\s+longer"
+_SAID_NOT = re.compile(r"[,;(]\s*(?:and\s+|but\s+)?not\b|(?:but|and)\s+not\b|instead\b|rather\b|better\b|in\s+place\b|no\s+longer"
                        r"|not\s+anymore|never\s+again", re.I)
 # "the v1 endpoint is replaced by v2": what comes before is rejected
 _REPLACED_BY = re.compile(r"((?:[\w'./+#-]+\s+){1,2})(?:is|was|are|were|be|been|gets|got)\s+(?:being\s+)?replaced\s+by\b",
