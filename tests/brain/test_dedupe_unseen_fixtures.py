@@ -1,6 +1,6 @@
 """The shape of the pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written) and
-tests/fixtures/dedupe_unseen2.jsonl to dedupe_unseen12.jsonl (each written after the
+tests/fixtures/dedupe_unseen2.jsonl to dedupe_unseen13.jsonl (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
@@ -188,6 +188,17 @@ SETS = [
     "GBP", "HL7", "ID", "KMS", "LMS", "Leavers", "Leeds", "Low", "MDM", "MFA", "MKT", "MRN", "Madrid",
     "Offboarding", "P1", "P2", "P3", "PHI", "Patients", "Prod", "Reads", "Repairs", "Returns", "Rotterdam",
     "SFTP", "SIEM", "SIS", "SKU", "SSO", "SaaS", "Self", "TA", "TAs", "TLS", "UK", "VPN", "W", "Wi",
+    })),
+    Set("dedupe_unseen13.jsonl", "unseen13", 13000, 30, 350,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl",
+         "dedupe_unseen7.jsonl", "dedupe_unseen8.jsonl", "dedupe_unseen9.jsonl", "dedupe_unseen10.jsonl",
+         "dedupe_unseen11.jsonl", "dedupe_unseen12.jsonl"), frozenset({
+    "AE", "AP", "API", "Amsterdam", "April", "B2B", "BI", "CFO", "CRM", "CSV", "Channel", "Dublin", "ERP", "EU", "EUR",
+    "Employees", "Everything", "Expenses", "FP", "Friday", "GBP", "HR", "HRIS", "ID", "January", "June", "London", "MA",
+    "MQL", "Manual", "March", "Monday", "NDAs", "October", "Overdue", "PDF", "PO", "Payslips", "Reps", "SDR", "SFTP",
+    "September", "Sick", "Staff", "Thursday", "Tuesday", "UK", "USD", "UTM", "UTMs", "Unsubscribes", "VAT",
+    "VIES", "WD5",
     })),
 ]
 
