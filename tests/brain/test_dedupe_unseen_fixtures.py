@@ -1,6 +1,6 @@
 """The shape of the pair sets written without sight of the "link only when sure" predicate:
 tests/fixtures/dedupe_unseen.jsonl (its two halves were read while rules were written) and
-tests/fixtures/dedupe_unseen2.jsonl to dedupe_unseen12.jsonl (each written after the
+tests/fixtures/dedupe_unseen2.jsonl to dedupe_unseen12.jsonl and dedupe_unseen14.jsonl (each written after the
 rules of its time, without reading or running the predicate, and scored once; see the .md beside each).
 
 Only the files are checked here (fields, labels, groups, consistency); the predicate is never run on
@@ -188,6 +188,16 @@ SETS = [
     "GBP", "HL7", "ID", "KMS", "LMS", "Leavers", "Leeds", "Low", "MDM", "MFA", "MKT", "MRN", "Madrid",
     "Offboarding", "P1", "P2", "P3", "PHI", "Patients", "Prod", "Reads", "Repairs", "Returns", "Rotterdam",
     "SFTP", "SIEM", "SIS", "SKU", "SSO", "SaaS", "Self", "TA", "TAs", "TLS", "UK", "VPN", "W", "Wi",
+    })),
+    Set("dedupe_unseen14.jsonl", "unseen14", 14000, 30, 350,
+        ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
+         "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl",
+         "dedupe_unseen7.jsonl", "dedupe_unseen8.jsonl", "dedupe_unseen9.jsonl", "dedupe_unseen10.jsonl",
+         "dedupe_unseen11.jsonl", "dedupe_unseen12.jsonl"), frozenset({
+    "ACW", "AM", "Agents", "B", "C", "Cabling", "DB", "DC", "DCIM", "DR", "ERP", "FW", "Fri", "GPS", "HSM",
+    "IC", "IVR", "Mon", "Monday", "OK", "PDU", "PDUs", "PM", "PSU", "PSUs", "Paging", "RPO", "RTO", "Racks",
+    "Ready", "SIP", "SMS", "SRE", "Sat", "Saturday", "Sun", "Sunday", "ToR", "Tuesday", "UPS", "UTC",
+    "Voicemails", "WMS", "We",
     })),
 ]
 
