@@ -190,6 +190,8 @@ SETS = [
     "SFTP", "SIEM", "SIS", "SKU", "SSO", "SaaS", "Self", "TA", "TAs", "TLS", "UK", "VPN", "W", "Wi",
     })),
     Set("dedupe_unseen13.jsonl", "unseen13", 13000, 30, 350,
+    })),
+    Set("dedupe_unseen14.jsonl", "unseen14", 14000, 30, 350,
         ("dedupe_roles.jsonl", "dedupe_pairs.jsonl", "dedupe_unseen.jsonl", "dedupe_unseen2.jsonl",
          "dedupe_unseen3.jsonl", "dedupe_unseen4.jsonl", "dedupe_unseen5.jsonl", "dedupe_unseen6.jsonl",
          "dedupe_unseen7.jsonl", "dedupe_unseen8.jsonl", "dedupe_unseen9.jsonl", "dedupe_unseen10.jsonl",
