@@ -12,7 +12,7 @@ Two records are **near-duplicates** when all of these hold:
 
 - the words say it in the same order and with the same contrast (:func:`brain_core.brain.disagreement.disagreement`):
   "Siobhan reviews Tomasz's pull requests" and "Tomasz reviews Siobhan's" share every word and disagree;
-- every informative word of each is on the other side (:func:`brain_core.brain.disagreement.unaligned`):
+- every informative word of each is on the other side (:func:`brain_core.brain.alignment.unaligned`):
   "owned by the payments team" / "by the platform team", "every night" / "every 6 hours" are not
   sure to be one fact, so they are never folded (``Evidence.unsure``), though nothing names a conflict.
 
@@ -60,7 +60,7 @@ class Evidence:
     overlap: float
     conflict: str | None
     # not a disagreement anyone can name, but not sure they say the same: a word on one side only
-    # (:func:`brain_core.brain.disagreement.unaligned`); such a pair is never folded, nor called a conflict
+    # (:func:`brain_core.brain.alignment.unaligned`); such a pair is never folded, nor called a conflict
     unsure: str | None = None
     # which check found the difference ("numbers", "negated", "salient", or one of
     # :func:`brain_core.brain.disagreement.named_disagreement`'s), when one did
@@ -199,7 +199,8 @@ def compare(a: str, b: str, cosine: float | None = None) -> Evidence:
     elif only_a and only_b:
         conflict, check = f"different names ({', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))})", "salient"
     else:
-        from brain_core.brain.disagreement import named_disagreement, unaligned
+        from brain_core.brain.alignment import unaligned
+        from brain_core.brain.disagreement import named_disagreement
 
         found = named_disagreement(a, b)  # the same words in another order, or a contrast turned round
         if found is None:

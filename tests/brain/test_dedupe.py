@@ -98,7 +98,7 @@ def test_labelled_pairs_held_out(embedder):
     assert tp / (tp + fp) >= 0.95
     # 0.88 before the order checks (brain_core/brain/conflicts.py), 0.78 with them: a rewording that turns a
     # sentence round is kept apart, the price of never folding "X reviews Y" into "Y reviews X"; 0.10 since a
-    # pair links only when every informative word of each side is on the other (disagreement.unaligned):
+    # pair links only when every informative word of each side is on the other (alignment.unaligned):
     # most of these paraphrases change a verb or add a word, and a duplicate costs less than a false merge
     assert tp / sum(p["dup"] for p in held) >= 0.10
     # another name or the opposite is never the same fact

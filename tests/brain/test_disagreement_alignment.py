@@ -10,9 +10,10 @@ import json
 
 import pytest
 
+from brain_core.brain.alignment import unaligned
 from brain_core.brain.conflicts import find_conflicts
 from brain_core.brain.dedupe import compare
-from brain_core.brain.disagreement import substitution, unaligned
+from brain_core.brain.disagreement import substitution
 from brain_core.cli import main
 
 # (kind, a, b): the two share a subject and most words, and do not say the same thing

@@ -107,7 +107,7 @@ def test_a_literal_with_its_parts_turned_round():
 
 
 def test_a_focus_word_on_another_word_is_never_folded():
-    from brain_core.brain.disagreement import unaligned
+    from brain_core.brain.alignment import unaligned
 
     a, b = "Only maintainers can merge to main.", "Maintainers can only merge to main."
     assert "only" in unaligned(a, b)
