@@ -332,21 +332,26 @@ def find_pairs(brain, shelves: Sequence[str] = ("memories",), docs=None, neighbo
     docs = docs if docs is not None else load_docs(brain, shelves)
     if len(docs) < 2:
         return []
-    vecs = vectors(brain, docs)
-    seen: set[tuple[int, int]] = set()
     out = []
+    for i, j, _, ev in compared_pairs(docs, vectors(brain, docs), neighbours):
+        a, b = docs[i], docs[j]
+        exact = _norm(a.record.body) == _norm(b.record.body)
+        if exact or ev.duplicate():
+            pa, pb = sorted((a.path, b.path))
+            out.append(Pair(pa, pb, ev, exact))
+    return sorted(out, key=lambda p: (p.a, p.b))
+
+
+def compared_pairs(docs, vecs: np.ndarray, neighbours: int = 8):
+    """``(i, j, cosine, evidence)`` once for each pair of ``docs`` (i < j) that :func:`near_pairs` finds
+    above ``COSINE``: what lint, consolidate and the model's questions (lifecycle/same_meaning.py) read."""
+    seen: set[tuple[int, int]] = set()
     for i, j, sim in near_pairs(vecs, COSINE, neighbours):
         pair = (min(i, j), max(i, j))
         if pair in seen:
             continue
         seen.add(pair)
-        a, b = docs[pair[0]], docs[pair[1]]
-        exact = _norm(a.record.body) == _norm(b.record.body)
-        ev = compare(a.record.body, b.record.body, sim)
-        if exact or ev.duplicate():
-            pa, pb = sorted((a.path, b.path))
-            out.append(Pair(pa, pb, ev, exact))
-    return sorted(out, key=lambda p: (p.a, p.b))
+        yield pair[0], pair[1], sim, compare(docs[pair[0]].record.body, docs[pair[1]].record.body, sim)
 
 
 def near_pairs(vecs: np.ndarray, floor: float, neighbours: int):

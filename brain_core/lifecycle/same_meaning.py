@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from brain_core.brain.dedupe import COSINE, compare, near_pairs
+from brain_core.brain.dedupe import compared_pairs
 
 SAME_PROMPT = (
     "You compare short notes from one software team's memory. For each numbered pair, say whether the two "
@@ -51,20 +51,13 @@ class Asked:
 def doubtful(docs, vecs, neighbours: int = 8) -> list[tuple[int, int, float]]:
     """``(i, j, cosine)`` for the pairs the word checks leave in doubt, most alike first: close in
     meaning, not linked, and no disagreement the checks can name."""
-    seen: set[tuple[int, int]] = set()
     out = []
-    for i, j, sim in near_pairs(vecs, COSINE, neighbours):
-        pair = (min(i, j), max(i, j))
-        if pair in seen:
+    for i, j, sim, ev in compared_pairs(docs, vecs, neighbours):
+        if docs[i].record.type != docs[j].record.type:
             continue
-        seen.add(pair)
-        a, b = docs[pair[0]].record, docs[pair[1]].record
-        if a.type != b.type:
-            continue
-        ev = compare(a.body, b.body, sim)
         if ev.duplicate() or ev.conflict is not None:
             continue  # linked already, or a disagreement: never asked to call it one fact
-        out.append((pair[0], pair[1], sim))
+        out.append((i, j, sim))
     return sorted(out, key=lambda t: -t[2])
 
 
