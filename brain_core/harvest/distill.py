@@ -160,6 +160,13 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
         words = _content_words(body)
         if not words or code_only(body) or any(_jaccard(words, w) >= 0.6 for w in kept_words):
             continue
+        same = _same_finding(body, words, records, kept_words)
+        if same is not None:  # another wording of a kept record's finding: one record says both or one
+            if len(words - kept_words[same]) >= SAID_MORE * len(words) \
+                    and len(records[same]["body"]) + len(body) < MERGED_CHARS:
+                records[same]["body"] = f"{records[same]['body'].rstrip()} {body}"
+                kept_words[same] |= words
+            continue
         kept_words.append(words)
         records.append({
             "type": rtype, "key": make_key(body), "tags": base_tags(context),
@@ -168,6 +175,42 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
         if len(records) == MAX_RECORDS:
             break
     return records
+
+
+# Two candidates of one session that name the same two things (a file, a flag, a tool, an
+# identifier) state one finding: "SunGather can't find `registers-sungrow.yaml` because ..." and
+# "The service is running, but SunGather can't find the `registers-sungrow.yaml` file." The later
+# one joins the kept record when it says something more (at least this share of its words new),
+# and the two fit in this many characters; otherwise it is dropped.
+SAID_MORE = 0.4
+MERGED_CHARS = 600
+_NAMED_THING = re.compile(r"`([^`\n]{2,80})`|(?<![\w-])([A-Za-z][\w-]*(?:[./][\w-]+)+|[a-z]+_\w+|--?[a-z][\w-]+"
+                          r"|[a-z]+[A-Z]\w*|[A-Z]\w*[A-Z]\w*|[A-Z][a-z]{2,}\w*)(?![\w-])")
+
+
+# Capitalised words that start a sentence without naming anything.
+_LEADS = frozenset("however currently now actually first next finally note yes no ok okay great perfect good "
+                   "done both some once while if then instead still even the this that these those there here "
+                   "it its i'll i've i'm we're you're they".split())
+
+
+def _named_things(body: str) -> set[str]:
+    out = set()
+    for m in _NAMED_THING.finditer(body):
+        name = (m.group(1) or m.group(2)).lower().strip()
+        if name and name not in STATEMENT_STOP and name not in _LEADS:
+            out.add(name)
+    return out
+
+
+def _same_finding(body: str, words: set[str], records: list[dict], kept_words: list[set[str]]) -> int | None:
+    names = _named_things(body)
+    if len(names) < 2:
+        return None
+    for i, rec in enumerate(records):
+        if len(names & _named_things(rec["body"])) >= 2 and _jaccard(words, kept_words[i]) > 0.0:
+            return i
+    return None
 
 
 # What the agent found and the person ruled without a cue word (see .findings): a finding needs
