@@ -109,7 +109,8 @@ _REPORT = re.compile(
     r"\b(?:tests? pass|passing|0 failures|all green|credo clean|committed|pushed|clean compile|compiles? cleanly|"
     r"successfully|(?:i|we) (?:just )?(?:added|created|updated|removed|fixed|implemented|wrote|moved|changed|ran|installed)|has been (?:added|created|updated)|"
     r"have been (?:added|created|updated)|was (?:added|created|updated)|task (?:is )?complete|is complete|completed|"
-    r"next steps?|would you like|let me know|epic|bead)\b",
+    r"next steps?|would you like|let me know|epic|bead|(?:issues?|problems?|things?) to (?:fix|address|solve)"
+    r"|already (?:done|updated|fixed|handled|covered|in place))\b",
     re.I,
 )
 # Something concrete the statement is about: inline code, a path, a dotted or snake_case or CamelCase
@@ -272,8 +273,12 @@ _REPORTED = re.compile(
 # What the person says the program does now ("Now, the export always ...", "Currently it ..."), a
 # question put as a statement ("... in the manifest right"), or where the work stands ("we are still at
 # the stage of ..."): the state of the task, not a rule.
+# What the person sees the program do ("when I press r it ... always goes back to the first item") and a
+# feature asked for ("I should be able to toggle ...") are the task at hand too.
 _PERSON_STATE = re.compile(r"^(?:now|currently|right now|at the moment|so far)\b|\bright\W*$|,\s*right\b|\w right,\s"
-                           r"|\b(?:we are|we're|i am|i'm) (?:still|currently|not \w+ing)\b")
+                           r"|\b(?:we are|we're|i am|i'm) (?:still|currently|not \w+ing)\b"
+                           r"|^when i (?:press|click|hit|type|tap|open|select|run|scroll|load)\b"
+                           r"|^i (?:should|want to|need to|would like to|'d like to) be able to\b|^it would be (?:nice|good|great)\b")
 # Material pasted into a turn: a shell prompt line, a log line, a stack trace, a tool's banner.
 _PASTED_OUTPUT = re.compile(
     r"(?m)^\s*(?:\(\S+\)\s+)?\S+@\S+\s+\S*\s*[%$#]\s|^\s*\$ \S|\[\d{1,2}/\w{3}/\d{4}|^\s*Traceback \(|^\s*File \"|"

@@ -39,3 +39,21 @@ def test_what_the_person_says_the_program_does_now_is_no_rule():
     assert not bodies("Everything should be in the manifest right, especially with several projects in it.")
     kept = bodies("The export must always write the manifest next to the archive, never inside it.")
     assert any("manifest" in b for b in kept), kept
+
+
+def test_the_work_left_and_done_is_no_finding():
+    assert not found("There are two issues to fix: some repo names have a `/` suffix from `repos.csv`, and some URLs are missing.")
+    assert not found("The `PATTERNS.md` sections don't need a new entry, only the `AP-005` one, which is already done.")
+    # Said of the system, the same kind of sentence is kept.
+    assert found("The `PATTERNS.md` sections don't have an entry for non-string env values.")
+
+
+def test_what_the_person_sees_or_asks_for_is_no_rule():
+    def bodies(said: str) -> list[str]:
+        text = f"[user] Build the review screen\n\n[assistant] Built.\n\n[user] {said}\n\n[assistant] Noted."
+        return [r["body"] for r in extractive(text, profile="claude", source="claude:session:x")]
+
+    assert not bodies("when i press r it marks the item as reviewed but the findings pane always goes back to the first item")
+    assert not bodies("I should be able to toggle the reviewed state in case i make a mistake, it must never lose data.")
+    kept = bodies("The review screen must never scroll when an item is toggled.")
+    assert any("scroll" in b for b in kept), kept
