@@ -152,11 +152,14 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
     merged = _merge_groups(groups)
     merged.sort(key=lambda g: -g[0])
     candidates = [(score, rtype, " ".join(s.text for s in group)) for score, rtype, group in merged]
-    candidates += _whole_session(turns, refused)
+    more, beyond = _whole_session(turns, refused)
+    candidates += more
+    completing = len(candidates)  # from here on a candidate may only complete a kept record
+    candidates += beyond
 
     records: list[dict] = []
     kept_words: list[set[str]] = []
-    for score, rtype, body in candidates:
+    for n, (score, rtype, body) in enumerate(candidates):
         words = _content_words(body)
         if not words or code_only(body) or any(_jaccard(words, w) >= 0.6 for w in kept_words):
             continue
@@ -167,13 +170,13 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
                 records[same]["body"] = f"{records[same]['body'].rstrip()} {body}"
                 kept_words[same] |= words
             continue
+        if len(records) == MAX_RECORDS or n >= completing:
+            continue  # full, or past the cap: a later candidate may still complete a kept record
         kept_words.append(words)
         records.append({
             "type": rtype, "key": make_key(body), "tags": base_tags(context),
             "body": body, "profile": profile, "source": source,
         })
-        if len(records) == MAX_RECORDS:
-            break
     return records
 
 
@@ -220,13 +223,15 @@ MAX_FINDINGS = 5
 MAX_RULES = 4  # the person's terse rules (one per turn) kept from one session
 
 
-def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> list[tuple[float, str, str]]:
+def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None
+                   ) -> tuple[list[tuple[float, str, str]], list[tuple[float, str, str]]]:
     """Candidates beyond the person's cue-word sentences, best first: the person's choices among
-    options offered, their terse rules, then the agent's findings."""
+    options offered, their terse rules, then the agent's findings; and the next few findings past
+    the cap, which may only complete a kept record (one finding said again, see :func:`extractive`)."""
     from brain_core.harvest.findings import agent_findings, person_choices, person_rules
 
     if not any(role == "assistant" for role, _ in turns):
-        return []  # plain speech (a meeting) or the person alone: nothing found by an agent
+        return [], []  # plain speech (a meeting) or the person alone: nothing found by an agent
     out: list[tuple[float, str, str]] = []
     for score, rtype, text, _ in person_choices(turns) + person_rules(turns):
         if standing_order(text):
@@ -239,7 +244,7 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> l
     found = [(score, rtype, text) for score, rtype, text, _ in agent_findings(turns)
              if score >= FINDING_THRESHOLD and not standing_order(text)]
     # The person's own rules first (they outrank what the agent concluded), then the findings.
-    return out + found[:MAX_FINDINGS]
+    return out + found[:MAX_FINDINGS], found[MAX_FINDINGS:MAX_FINDINGS + 3]
 
 
 def _split_turns(text: str) -> list[tuple[str, str]]:

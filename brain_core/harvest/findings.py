@@ -30,7 +30,7 @@ import re
 from brain_core.harvest.codeish import code_only
 from brain_core.text.sentences import reply_sentences
 
-TOGGLES = ("_STRONG_MORE", "_PERSON_STATE", "_TRANSIENT")
+TOGGLES = ("_STRONG_MORE", "_STRONG_HOW", "_PERSON_STATE", "_TRANSIENT")
 
 # ------------------------------------------------------------------------------- sentences
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -84,6 +84,15 @@ _STRONG_MORE = re.compile(
     r"|\b(?:assumes?|presumes?) (?:that |the |a |an )?\S+ (?:is|are|has|have|was)\b"
     r"|\bnever (?:uses?|reads?|calls?|sets?|links?|gets?)\b|\bonly (?:supports?|applies|affects|for new)\b"
     r"|\bwon'?t (?:work|run|load|start)\b|\b(?:is|are) (?:located|stored|kept) (?:in|at|under)\b|\b(?:which|this|that) is why\b",
+    re.I,
+)
+# How a named thing behaves that surprises: an event's order, a value changed without a word, text
+# read as markup, a type declared, who owns a file, a login of its own, a failure's cause.
+_STRONG_HOW = re.compile(
+    r"\b(?:occurs|happens|fails|breaks|crashes) because\b|\bfires? (?:before|after)\b"
+    r"|\bsilently (?:coerced|ignored|dropped|converted|truncated|skipped|discarded|cast)\b"
+    r"|\b(?:is|are) (?:being )?(?:auto-?)?escaped\b|\b(?:is|are) typed as\b|\b(?:is|are) owned by\b"
+    r"|\b(?:with|has|have) its own (?:separate )?\w+|\binterprets? (?:\S+ ){1,3}as\b",
     re.I,
 )
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
@@ -142,9 +151,10 @@ _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run
 _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
                      r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
+_STATUS_ROW = re.compile(r"[—–]\s*(?:updated|added|created|fixed|removed|implemented|rewrote|rewritten|moved)\b", re.I)  # "`x.md` — Updated to ..."
 _STATUS_LABEL = re.compile(r"^[A-Z]{3,}(?: [A-Z]{2,})*\s*[-–—:]\s")  # "BROKEN - ...", "FIXED: ...": a row of a status list
 _YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
-_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly|unfortunately),?:?\s+", re.I)
+_LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly|unfortunately|got it)\s*[,:—–-]?\s+", re.I)
 # "The issue is that ..." names the bug being worked on now (task at hand); it counts only with a
 # cause or limit of its own after it.
 _ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b\W*(?:that\b)?\s*", re.I)
@@ -170,7 +180,7 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             s = s[0].upper() + s[1:]
             if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
                 continue
-            if _STATUS_LABEL.match(s):
+            if _STATUS_LABEL.match(s) or _STATUS_ROW.search(s):
                 continue
             if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
                 continue
@@ -178,7 +188,7 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low) or _TRANSIENT.search(low)
                     or _HEDGED.search(re.sub(r"\([^)]*\)", "", low)) or _NOT_CLAIM.match(low) or code_only(s)):
                 continue
-            strong = len(_STRONG.findall(s)) + len(_STRONG_MORE.findall(s)) + labelled
+            strong = len(_STRONG.findall(s)) + len(_STRONG_MORE.findall(s)) + len(_STRONG_HOW.findall(s)) + labelled
             weak = len(_WEAK.findall(s))
             if not strong and not weak:
                 continue

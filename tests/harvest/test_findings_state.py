@@ -57,3 +57,14 @@ def test_what_the_person_sees_or_asks_for_is_no_rule():
     assert not bodies("I should be able to toggle the reviewed state in case i make a mistake, it must never lose data.")
     kept = bodies("The review screen must never scroll when an item is toggled.")
     assert any("scroll" in b for b in kept), kept
+
+
+def test_how_a_named_thing_behaves_is_a_finding():
+    assert found("`htmx:afterRequest` fires before the DOM swap, so reading `#detail-panel` gets the old content.")
+    assert found("Non-string environment values in Pebble layers are silently coerced to strings.")
+    assert found("The highlighted HTML from `pygmentize` is being escaped by Jinja2's auto-escaping.")
+    assert found("GitHub Desktop is a GUI application with its own separate login session.")
+    kept = found("Got it — the `round` parameter is typed as `Optional[int]`, so an empty string fails validation.")
+    assert kept and kept[0].startswith("The `round`"), kept
+    # A row of what was changed is a status report, whatever it says.
+    assert not found("Skill `anti-patterns.md` — Updated to explain that non-string values are silently coerced by Pebble.")
