@@ -77,6 +77,12 @@ CUES: tuple[_Cue, ...] = (
     ("instruction", re.compile(r"\balways\b|\bnever\b|\bshould (?:always|never)\b|\bthe rule is\b|\bremember (?:to|that)\b"
                                r"|\bin (?:the )?future\b|\bno more\b|\bstop (?:using|doing)\b"), 2.0),
     ("instruction", re.compile(r"\b(?:don'?t|do not|never)\b[^.]{0,100}\binstead\b"), 2.0),
+    # A rule said as a condition or a boundary: "without my explicit approval", "make sure you never
+    # ...", "keep X out of here"; a preference as a restriction: "I only want ...".
+    ("instruction", re.compile(r"\bwithout (?:my|our) (?:explicit |express )?(?:approval|permission|consent|go-ahead|ok)\b"
+                               r"|\bmake sure (?:you |to )?(?:do not|don'?t|never)\b|\bkeep [\w' -]{2,40} out of\b"
+                               r"|\bbe careful (?:to|not|never)\b"), 2.0),
+    ("preference", re.compile(r"\bi only (?:want|use|need|care about)\b"), 2.0),
     ("fact", re.compile(r"\b(?:i|we) (?:sign in|log in|authenticate|host|deploy) (?:with|on|via|to)\b"), 2.0),
     ("instruction", re.compile(r"\bmust(?:n't| not)?\b|\bdon'?t\b|\bdo not\b|\bmake sure (?:to|that|you)\b|\bshould not\b"
                                r"|\bavoid\b"), 1.5),
@@ -161,7 +167,7 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
     kept_words: list[set[str]] = []
     for n, (score, rtype, body) in enumerate(candidates):
         words = _content_words(body)
-        if not words or code_only(body) or any(_jaccard(words, w) >= 0.6 for w in kept_words):
+        if not words or code_only(body) or any(_jaccard(words, w) >= 0.6 or _said_in(words, w) for w in kept_words):
             continue
         same = _same_finding(body, words, records, kept_words)
         if same is not None:  # another wording of a kept record's finding: one record says both or one
@@ -270,6 +276,11 @@ def _pasted(body: str) -> bool:
     return headings >= 2 or machine >= max(2, len(lines) // 4) or len(body) >= 4 * PASTED_CHARS
 
 
+# A person typing in lower case ends a sentence all the same: "review the work. we have a lot of
+# bugs. do not open a pr without my approval." (three letters before the stop: "e.g. this" stays whole).
+_LOWER_END = re.compile(r"(?<=[a-z]{3}[.!?])\s+(?=[a-z])")
+
+
 def _sentences(body: str) -> list[str]:
     body = _FENCE.sub("\n", body)
     out: list[str] = []
@@ -277,11 +288,14 @@ def _sentences(body: str) -> list[str]:
         if not line.strip() or _CODE_LINE.match(line) or _LOG_LINE.match(line) or _REVIEW.search(line):
             continue
         line = _BULLET.sub("", _SPEAKER.sub("", line, count=1), count=1).strip()
-        for s in prose_sentences(line):
+        for s in (part for sentence in prose_sentences(line) for part in _LOWER_END.split(sentence)):
             s = _EMPHASIS.sub("", s).strip()
             if len(s) >= 20 and len(s.split()) >= 4 and len(s) <= 600:
                 out.append(s)
     return out
+
+
+_QUOTED = _findings._QUOTED
 
 
 def _score(s: _Sentence) -> None:
@@ -294,8 +308,9 @@ def _score(s: _Sentence) -> None:
     if _findings._PERSON_STATE.search(low):
         return  # what the program does now or where the work stands, not a rule
     best, score = "", 0.0
+    said = _QUOTED.sub('""', low)  # a quoted phrase names something ("profiling never enabled"): no cue in it
     for rtype, rx, weight in CUES:
-        if rx.search(low):
+        if rx.search(said):
             score += weight if not best else 0.5
             best = best or rtype
     if not best:
@@ -340,6 +355,12 @@ def _adjacent(a: set, b: set) -> bool:
 
 def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STATEMENT_STOP and len(w) > 1}
+
+
+def _said_in(words: set, kept: set) -> bool:
+    """Whether one of the two says (nearly) all the other says: a sentence of a kept record on its own,
+    or a kept record again with more around it (the person's turn it came from)."""
+    return len(words - kept) <= 0.1 * len(words) or len(kept - words) <= 0.1 * len(kept)
 
 
 def _jaccard(a: set, b: set) -> float:

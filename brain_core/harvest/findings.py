@@ -243,6 +243,9 @@ _ORDER = re.compile(
 )
 
 
+_QUOTED = re.compile(r"\"[^\"]{1,80}\"|\u201c[^\u201d]{1,80}\u201d")
+
+
 def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, int]]:
     """The person's terse rules and corrections, one candidate per turn: the turn's statements
     (its orders for the task at hand left out) when one of them constrains the work."""
@@ -260,7 +263,7 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
                     or _REPORTED.search(low) or _PERSON_STATE.search(low)):
                 continue
             keep.append(s)
-            cues += len(_CONSTRAINT.findall(s))
+            cues += len(_CONSTRAINT.findall(_QUOTED.sub('""', s)))  # a quoted phrase names something
         if not cues or not keep:
             continue
         text = ". ".join(keep)
