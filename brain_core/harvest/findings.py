@@ -317,9 +317,12 @@ def _person_sentences(body: str) -> list[str]:
 
 # ------------------------------------------------------------------------- person choices
 _PICK = re.compile(
-    r"^\s*(?:i (?:really )?(?:like|prefer|pick|choose|want)|let'?s (?:go with|do|take)|go with|(?:we'?ll )?take|choose|pick)\s+"
+    r"^\s*(?:(?:yes|ok|okay|sure)\W+)?"
+    r"(?:i (?:really )?(?:like|prefer|pick|choose|want)|let'?s (?:go with|do|take)|go with|(?:we'?ll )?take|choose|pick)\s+"
     r"(?:the\s+)?(?:option|approach|variant|choice|plan)?\s*#?\s*([A-Za-z0-9]{1,2})\b"
-    r"|^\s*(?:option|approach)\s+#?([A-Za-z0-9]{1,2})\s*[.!]?\s*$",
+    # "Option 1.", "yes, option a, but ...", "option B please": the pick first, more may follow
+    r"|^\s*(?:(?:yes|ok|okay|sure)\W+)?(?:option|approach)\s+#?([A-Za-z0-9]{1,2})\b(?=\s*(?:[.!,;:]|please\b|$))"
+    r"|^\s*([A-Za-z]|[1-9])\s*[.!]?\s*$",  # the label alone: "A", "2"
     re.I,
 )
 
@@ -333,7 +336,7 @@ def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         m = _PICK.match(body.strip())
         if not m:
             continue
-        label = (m.group(1) or m.group(2) or "").upper()
+        label = (m.group(1) or m.group(2) or m.group(3) or "").upper()
         offered = _last_assistant(turns, n)
         text = _option_text(offered, label) if offered else None
         if text and not code_only(text):
@@ -342,20 +345,43 @@ def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
 
 
 def _last_assistant(turns, n):
+    """What the agent said since the person's previous turn (its messages joined: the options are
+    often in an earlier message than the question or the sources list that ends the reply)."""
+    said = []
     for role, body in reversed(turns[:n]):
-        if role == "assistant":
-            return body
         if role == "user":
-            return None
-    return None
+            break
+        if role == "assistant":
+            said.append(body)
+    return "\n".join(reversed(said)) or None
 
 
 def _option_text(body: str, label: str) -> str | None:
-    rx = re.compile(rf"^\s*(?:[-*#]+\s*)?(?:\*\*)?\s*(?:option|approach|variant)?\s*\(?{re.escape(label)}[).:\]]?(?:\*\*)?\s*[:.)\-–—]?\s*(.+)$", re.I)
-    for line in body.splitlines():
-        m = rx.match(line)
-        if m:
-            text = _EMPH.sub("", m.group(1)).strip(" :-–—")
-            if len(text.split()) >= 2:
-                return text[:300]
+    # The label as a list item's: "Option B: ...", "**2.** ...", "(a) ...", "A) ..."; never the first
+    # letter of a word ("Perfect!") nor a number that starts a sentence ("6 conversations").
+    lab = re.escape(label)
+    rx = re.compile(rf"^\s*(?:[-*#]+\s*)?(?:\*\*)?\s*(?:(?:option|approach|variant)\s+\(?{lab}\)?(?![\w])|\(?{lab}[).:\]])"
+                    rf"(?:\*\*)?\s*[:.)\-–—]?\s*(.+)$", re.I)
+    lines = body.splitlines()
+    for k in range(len(lines) - 1, -1, -1):  # the list nearest the question
+        m = rx.match(lines[k])
+        if not m:
+            continue
+        text = _EMPH.sub("", m.group(1)).strip(" :-–—")
+        if text.endswith("?"):
+            return None  # the nearest list asks what to do next: a task, not options
+        if len(text.split()) < 2:
+            continue
+        # A heading option ("**Option A: Use pymodbus**") says what it is on the lines below it.
+        for more in lines[k + 1:]:
+            more = more.strip()
+            if not more or more.startswith("```") or _OPTION_START.match(more) or len(text) >= 200:
+                break
+            more = _EMPH.sub("", _BULLET.sub("", more)).strip()
+            if more and not _SKIP_LINE.match(more):
+                text = f"{text.rstrip('.')}; {more}" if not text.endswith((":", ";")) else f"{text} {more}"
+        return text[:300]
     return None
+
+
+_OPTION_START = re.compile(r"^(?:[-*#]+\s*)?(?:\*\*)?\s*(?:option|approach|variant)\b|^(?:\*\*)?\(?[A-Za-z0-9][).:\]]\s", re.I)

@@ -1,0 +1,43 @@
+"""The person's pick among the options the agent offered, however it is typed ("A", "Option 1.
+Should we ...", "yes, option a, but ..."), written with the option's words, and its description when
+the option is a heading; a numbered list of next steps is no set of options."""
+
+from __future__ import annotations
+
+from brain_core.harvest.findings import person_choices
+
+OFFER = [
+    ("user", "How should the archive be opened?"),
+    ("assistant", "I read the viewer code first.\n\nSources:\n- the viewer's README"),
+    ("assistant", "Two ways to open it:\n\n**Option A: Serve it locally**\nA `python3 -m http.server` in the archive folder.\n"
+                  "Works in every browser.\n\n**Option B: Inline everything**\nOne HTML file with the data embedded.\n\n"
+                  "Which do you prefer?"),
+]
+
+
+def chosen(answer: str, offer=OFFER) -> list[str]:
+    return [text for _, _, text, _ in person_choices(offer + [("user", answer), ("assistant", "Good.")])]
+
+
+def test_a_pick_however_it_is_typed():
+    for answer in ("A", "Option A.", "option a, and keep the README short", "yes, option A, but check Safari too",
+                   "I like option A"):
+        got = chosen(answer)
+        assert got and got[0].startswith("Chose Option A: Serve it locally"), (answer, got)
+
+
+def test_a_heading_option_keeps_its_description():
+    got = chosen("A")
+    assert got and "http.server" in got[0] and "Inline" not in got[0], got
+
+
+def test_the_label_is_a_list_items_not_a_words_first_letter():
+    offer = [("user", "What now?"), ("assistant", "Perfect! Done.\n\n6 conversations, 3,889 messages in the archive.")]
+    assert not chosen("P", offer) and not chosen("6", offer)
+
+
+def test_next_steps_asked_as_a_list_are_no_options():
+    offer = [("user", "Anything else?"),
+             ("assistant", "Option 2: keep the old parser.\n\nWould you like me to:\n\n1. **Fix the redaction bug**?\n"
+                           "2. **Set up pytest**?\n3. **All of the above** in priority order?")]
+    assert not chosen("2", offer)
