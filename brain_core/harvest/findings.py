@@ -338,10 +338,17 @@ def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             continue
         label = (m.group(1) or m.group(2) or m.group(3) or "").upper()
         offered = _last_assistant(turns, n)
+        if m.group(3) and not (offered and _OFFERED.search(offered)):
+            continue  # a bare "2" after a list of next steps is an order, not a choice
         text = _option_text(offered, label) if offered else None
         if text and not code_only(text):
             out.append((3.0, "decision", f"Chose Option {label}: {text}", n))
     return out
+
+
+# The agent's reply offers options (not a list of next steps to pick from).
+_OFFERED = re.compile(r"\b(?:options?|approach(?:es)?|alternatives?|variants?)\b|\bwhich (?:one|do you prefer|would you prefer)\b"
+                      r"|\bwhat would you prefer\b", re.I)
 
 
 def _last_assistant(turns, n):
