@@ -91,8 +91,10 @@ CUES: tuple[_Cue, ...] = (
     ("preference", re.compile(r"\bi (?:really )?want\b|\bplease (?:use|keep|avoid|write)\b"), 1.5),
 )
 _REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\botherwise\b|\bthe reason\b|\bdue to\b|\bwhich means\b|\bto avoid\b")
-_HEDGE = re.compile(r"\bmaybe\b|\bperhaps\b|\bmight\b|\bnot sure\b|\bi think\b|\bi guess\b|\bwondering\b|\bcould we\b|\bshould we\b")
-_TEMPORARY = re.compile(r"\bfor now\b|\bthis time\b|\bjust this once\b|\btemporar(?:y|ily)\b|\bright now\b|\bfor this (?:run|test|session)\b")
+_HEDGE = re.compile(r"\bmaybe\b|\bperhaps\b|\bmight\b|\bnot sure\b|\bi think\b|\bi guess\b|\bwondering\b|\bcould we\b|\bshould we\b"
+                    r"|\b(?:can|could|would) (?:you|we)\b")  # a request for the task at hand ("can we add that ...")
+_TEMPORARY = re.compile(r"\bfor now\b|\bthis time\b|\bjust this once\b|\btemporar(?:y|ily)\b|\bright now\b|\bfor this (?:run|test|session)\b"
+                        r"|\bas of now\b")
 # An order for the task at hand, not a standing rule.
 _TASK = re.compile(r"\buntil\b|\bwhen you(?:'re| are) (?:done|finished)\b|\bthen stop\b|\bbefore you (?:stop|finish)\b"
                    r"|\b(?:this|that) (?:file|function|pr|branch|test|task|change|commit|ticket|bug|issue|step|bead)\b"

@@ -119,7 +119,7 @@ _REPORT = re.compile(
     r"successfully|(?:i|we) (?:just )?(?:added|created|updated|removed|fixed|implemented|wrote|moved|changed|ran|installed)|has been (?:added|created|updated)|"
     r"have been (?:added|created|updated)|was (?:added|created|updated)|task (?:is )?complete|is complete|completed|"
     r"next steps?|would you like|let me know|epic|bead|(?:issues?|problems?|things?) to (?:fix|address|solve)"
-    r"|already (?:done|updated|fixed|handled|covered|in place))\b",
+    r"|already (?:done|updated|fixed|handled|covered|in place)|(?:is|are) (?:properly|correctly) (?:registered|configured|set|installed|wired))\b",
     re.I,
 )
 # Something concrete the statement is about: inline code, a path, a dotted or snake_case or CamelCase
@@ -136,7 +136,7 @@ _VAGUE = re.compile(r"^(?:this|that|it|these|those|which|so|and|but|also)\b", re
 # intermediate state, an imperative.
 _HEDGED = re.compile(r"\b(?:may|might|maybe|perhaps|probably|likely|possibly|could|should(?:n't)?|seems?|appears? to|i think|i guess|"
                      r"for now|ideally|to (?:commit|push|stage)\b|now|expected|would(?:n't)?|will|won't|going to|"
-                     r"you (?:mentioned|said|asked|noted|wanted)|as you|(?:i|we|it|you|they|that|this)'ll)\b", re.I)
+                     r"you (?:mentioned|said|asked|noted|wanted)|as you|(?:i|we|it|you|they|that|this)'ll|my guess|i suspect)\b", re.I)
 # The state of the work, not of the system: "doesn't exist yet", "isn't there locally".
 _TRANSIENT = re.compile(r"\b(?:yet|locally|at the moment|right now|so far|still)\b")
 # A finding is one claim: a sentence this long is a summary or a list run together.
@@ -260,7 +260,7 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
         for s in _person_sentences(body):
             low = s.lower().strip()
             if (s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low)
-                    or _REPORTED.search(low) or _PERSON_STATE.search(low)):
+                    or _REPORTED.search(low) or _PERSON_STATE.search(low) or _UNSURE.search(low)):
                 continue
             keep.append(s)
             cues += len(_CONSTRAINT.findall(_QUOTED.sub('""', s)))  # a quoted phrase names something
@@ -280,7 +280,8 @@ _REPORTED = re.compile(
     r"\s+(?:\w+\s+)?(?:work(?:s|ing|ed)?|load(?:s|ing|ed)?|show(?:s|ing|n)?|display\w*|visible|happen\w*|do(?:es|ing)? (?:anything|nothing)"
     r"|run(?:s|ning)?|start\w*|respond\w*|appear\w*|updat\w*|sav\w*|persist\w*|maintained|preserved|there)\b"
     r"|\b(?:still|again)\b[^.]{0,40}\b(?:broken|fail\w*|error|wrong|happening)\b|\bi (?:see|get|got|saw)\b|\bit says\b"
-    r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*",
+    r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*"
+    r"|\bseems? to (?:work|be working|fail)\b|\bdoes(?:n't| not) seem to\b|\bsomehow\b|\bit seems\b|\bworks (?:perfectly|fine|now)\b",
     re.I,
 )
 # What the person says the program does now ("Now, the export always ...", "Currently it ..."), a
@@ -299,6 +300,12 @@ _PASTED_OUTPUT = re.compile(
 
 _LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b"
                     r"|^(?:it'?s good|great|good|ok|okay|thanks|nice|perfect|yes|no)\W*$")
+
+
+# Not a rule: a thought the person is unsure of, a request for the task ("can we add ..."), a judgement
+# left to the agent.
+_UNSURE = re.compile(r"\b(?:maybe|perhaps|i thought|not sure|wondering|i guess)\b|\b(?:can|could|would) (?:you|we)\b"
+                     r"|\buse your (?:own )?judge?ment\b|\bas of now\b")
 
 
 def _person_sentences(body: str) -> list[str]:

@@ -35,3 +35,14 @@ def test_one_rule_found_twice_is_one_record():
     kept = bodies("bug 7 in the report is wrong. this was identified as a false positive already. "
                   "modern ops always sets relation.app.")
     assert sum("relation.app" in b for b in kept) == 1, kept
+
+
+def test_requests_doubts_and_reports_are_no_rules():
+    assert not bodies("can we add that we also invert the existing warning and keep it so that it would always warn at the start")
+    assert not bodies("There are going to be several such connectors so i thought maybe they should be grouped together "
+                      "but i want you to use your judgement.")
+    assert not bodies("I only want to keep the MSIX package as of now, so we need an analysis of what must be removed.")
+    assert not bodies("Jobs seem to work when increasing. but when they finish, it seems that the counter is not "
+                      "decremented. That works perfectly otherwise.")
+    # The same person, stating a rule, is heard.
+    assert any("MSIX" in b for b in bodies("We only ship the MSIX package, never the MSI."))

@@ -68,3 +68,9 @@ def test_how_a_named_thing_behaves_is_a_finding():
     assert kept and kept[0].startswith("The `round`"), kept
     # A row of what was changed is a status report, whatever it says.
     assert not found("Skill `anti-patterns.md` — Updated to explain that non-string values are silently coerced by Pebble.")
+
+
+def test_a_guess_and_a_check_that_passed_are_no_findings():
+    assert not found("My guess: they tried `transparent` where it doesn't work, as `ResolveTemplate` maps it to empty.")
+    assert not found("The worktree is properly registered with git and `.worktrees/` is gitignored.")
+    assert found("`ResolveTemplate` maps `transparent` to empty, so it doesn't work as a terminal background.")
