@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from brain_core.errors import ProviderError
 from brain_core.harvest import findings as _findings
 from brain_core.harvest.codeish import code_only
+from brain_core.harvest.compaction import unfold
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
 from brain_core.text.sentences import prose_sentences
@@ -132,7 +133,7 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
                refused: list[str] | None = None) -> list[dict]:
     """The offline distiller: decision, rule and preference sentences, grouped per statement."""
     context = dict(context or {})
-    turns = _split_turns(text)
+    turns = unfold(_split_turns(text))  # a compacted session's summary read as the turns it stands for
     sentences: list[list[_Sentence]] = []
     for n, (role, body) in enumerate(turns):
         if ROLE_WEIGHT.get(role, 0.0) <= 0 or _pasted(body):
