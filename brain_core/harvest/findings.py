@@ -92,7 +92,13 @@ _STRONG_HOW = re.compile(
     r"\b(?:occurs|happens|fails|breaks|crashes) because\b|\bfires? (?:before|after)\b"
     r"|\bsilently (?:coerced|ignored|dropped|converted|truncated|skipped|discarded|cast)\b"
     r"|\b(?:is|are) (?:being )?(?:auto-?)?escaped\b|\b(?:is|are) typed as\b|\b(?:is|are) owned by\b"
-    r"|\b(?:with|has|have) its own (?:separate )?\w+|\binterprets? (?:\S+ ){1,3}as\b",
+    r"|\b(?:with|has|have) its own (?:separate )?\w+|\binterprets? (?:\S+ ){1,3}as\b"
+    r"|\bthe wrong (?:directory|dir|path|file|folder|branch|version|port|key|config|location|url|endpoint)\b|\bthere'?s no\b"
+    r"|\b(?:needs?|requires?) (?:an? |the )?(?:absolute|full|explicit|exact|separate)\b"
+    r"|\b(?:treats?|matches|parses?|reads?) (?:\S+ ){1,4}as (?:a |an |the )?(?:single|literal|separate|plain|raw|one)\b"
+    r"|\b(?:is|are) (?:inserted|passed|taken|treated|read|kept) (?:literally|verbatim|as-is|as is)\b"
+    r"|\bsupports? (?:an? |the )?(?:\S+ ){1,2}(?:field|option|flag|setting|parameter|key|mode)\b"
+    r"|\btakes? precedence over\b|\bwins over\b",
     re.I,
 )
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
@@ -151,14 +157,17 @@ _NOT_CLAIM = re.compile(r"^(?:if|when you|you|your|once|after|before|to |try|run
 _REJECT = re.compile(r"^\W*(?:no\b|nope\b|wrong\b|incorrect\b|not (?:right|correct|what)|that'?s not\b|this is not\b|i don'?t (?:think|agree|like))"
                      r"|\bbad idea\b|\bnot acceptable\b|\bnot accep\w*|\bnot valid\b|\bnot what i\b", re.I)
 _TITLED = re.compile(r"^[A-Z][\w./-]*(?: [\w./-]+){0,5} [-–—] ")  # "Gitleaks config updated - ...": a status line
-_STATUS_ROW = re.compile(r"[—–]\s*(?:updated|added|created|fixed|removed|implemented|rewrote|rewritten|moved)\b", re.I)  # "`x.md` — Updated to ..."
+# "`x.md` — Updated to ...", "[segment_test.go](src/...): new table case ...": a row of what was changed
+_STATUS_ROW = re.compile(r"[—–]\s*(?:updated|added|created|fixed|removed|implemented|rewrote|rewritten|moved)\b"
+                         r"|^\[[^\]]+\]\([^)]+\)\s*[:—–-]\s*(?:new|added|updated|removed|fixed|renamed|moved)\b", re.I)
 _STATUS_LABEL = re.compile(r"^[A-Z]{3,}(?: [A-Z]{2,})*\s*[-–—:]\s")  # "BROKEN - ...", "FIXED: ...": a row of a status list
 _YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)\b", re.I)  # advice to the reader
 _LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly|unfortunately|got it)\s*[,:—–-]?\s+", re.I)
 # "The issue is that ..." names the bug being worked on now (task at hand); it counts only with a
 # cause or limit of its own after it.
 _ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b\W*(?:that\b)?\s*", re.I)
-_LABELLED = re.compile(r"^(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?\s*:\s*", re.I)
+_LABELLED = re.compile(r"^(?:(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?"
+                       r"|(?:tested|checked|confirmed|verified)(?: (?:this|it))?(?: directly)?)\s*:\s*", re.I)
 # The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.
 _FIX = re.compile(r"^(?:i need to|we need to|the fix is|the solution is|so i|so we|i'll use|use|the workaround is)\b", re.I)
 
