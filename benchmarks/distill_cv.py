@@ -3,16 +3,16 @@
     .venv/bin/python benchmarks/distill_cv.py [-v]
 
 The distiller's rules were written while reading the tune, held_out and fresh sessions (65 in all), and
-later the unseen ones (29 more, from three more repositories, read once their blind figures were
-reported), so their own figures flatter it. This script estimates how it does on a project it has never seen: the
+later the unseen and blind2 ones (29 and 27 more, from eight more repositories, each read once its blind
+figures were reported), so their own figures flatter it. This script estimates how it does on a project it has never seen: the
 sessions are grouped by project (the file-name prefix: the marot/spotter sessions, the claude-reliability
-snapshots, M-Claude, codemie-code, claude-code-archiver, the one Codex CLI session, M-Gemini, session-share and the three tonyandrewmeyer repositories), and for each project
+snapshots, M-Claude, codemie-code, claude-code-archiver, the one Codex CLI session, M-Gemini, session-share, the three tonyandrewmeyer repositories and blind2's five), and for each project
 in turn the variant of the distiller (a setting of its knobs: the caps per session, the thresholds, and
 each later rule switched on or off; see VARIANTS) that does best on the other projects is chosen and
 scored on the project left out. "Best" is the highest recall among variants whose precision on the other
 projects is at least 0.8, else the highest precision. Prints, per project held out, the variant chosen
 and its figures there, then the pooled held-out figures (the cross-validated estimate), and the figures
-of the default settings per project. The 'blind2' split is never read here.
+of the default settings per project. The 'blind3' split is never read here.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from brain_core.harvest import distill, findings  # noqa: E402
 from tests.helpers.distill_labelled import harvest, load, score  # noqa: E402
 
-DEV = ("tune", "held_out", "fresh", "unseen")
+DEV = ("tune", "held_out", "fresh", "unseen", "blind2")
 NEVER = re.compile(r"(?!x)x")
 GOAL_PRECISION = 0.8
 
