@@ -20,6 +20,7 @@ _START = re.compile(r"^\s*This session is being continued from a previous conver
 _SECTION = re.compile(r"^\s*(?:\d+\.\s*(?:\*\*)?([A-Z][A-Za-z ,&/-]{2,40}?)(?:\*\*)?:?|(?:\*\*)?([A-Z][A-Za-z ,&/-]{2,40}?)(?:\*\*)?:)\s*$")
 _USER_MESSAGES = re.compile(r"^all user messages$", re.I)
 _ERRORS = re.compile(r"^errors? (?:and|&) fix(?:es)?$", re.I)
+_ITEM = re.compile(r"^\s*[-*]\s+")
 _QUOTED_ITEM = re.compile(r'^\s*[-*]\s+"(.+)"\s*(?:\([^)]*\))?\s*$')
 
 
@@ -52,7 +53,7 @@ def _turns_of(summary: str) -> list[tuple[str, str]]:
             if q:
                 said.append(q.group(1).strip())
         elif _ERRORS.match(section) and line.strip():
-            errors.append(line)
+            errors.append(_ITEM.sub("", line))  # each item a line of its own, as prose
     turns: list[tuple[str, str]] = []
     for text in said:  # between the person's messages the agent worked: an empty reply keeps them apart
         turns += [("user", text), ("assistant", "")]

@@ -38,7 +38,7 @@ _INLINE = re.compile(r"`([^`\n]{1,120})`")
 _EMPH = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")
 _BULLET = re.compile(r"^\s*(?:[-*•>]|\d+[.)]|[✅❌⚠️🔴🟡🟢✓✗★•]+)\s*")
 _EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
-_SKIP_LINE = re.compile(r"^\s*(?:\||#{1,6}\s|[-=_─━*]{3,}|\$ |>>>|Traceback|File \"|\s*at [\w.$<>]+\(|\+{1,3}\s|-{2,3}\s|diff |@@)")
+_SKIP_LINE = re.compile(r"^\s*(?:\||#{1,6}\s|[-=_─━*]{3,}|\$ |>>>|Traceback|File \"|\s*at [\w.$<>]+\(|[+-]{1,3}\s|diff |@@)")
 
 
 def sentences(body: str, shortest: int = 30) -> list[str]:
@@ -93,12 +93,7 @@ _STRONG_HOW = re.compile(
     r"|\bsilently (?:coerced|ignored|dropped|converted|truncated|skipped|discarded|cast)\b"
     r"|\b(?:is|are) (?:being )?(?:auto-?)?escaped\b|\b(?:is|are) typed as\b|\b(?:is|are) owned by\b"
     r"|\b(?:with|has|have) its own (?:separate )?\w+|\binterprets? (?:\S+ ){1,3}as\b"
-    r"|\bthe wrong (?:directory|dir|path|file|folder|branch|version|port|key|config|location|url|endpoint)\b|\bthere'?s no\b"
-    r"|\b(?:needs?|requires?) (?:an? |the )?(?:absolute|full|explicit|exact|separate)\b"
-    r"|\b(?:treats?|matches|parses?|reads?) (?:\S+ ){1,4}as (?:a |an |the )?(?:single|literal|separate|plain|raw|one)\b"
-    r"|\b(?:is|are) (?:inserted|passed|taken|treated|read|kept) (?:literally|verbatim|as-is|as is)\b"
-    r"|\bsupports? (?:an? |the )?(?:\S+ ){1,2}(?:field|option|flag|setting|parameter|key|mode)\b"
-    r"|\btakes? precedence over\b|\bwins over\b",
+    r"",
     re.I,
 )
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from brain_core.harvest.compaction import unfold
 from brain_core.harvest.distill import extractive
-from brain_core.harvest.findings import sentences
 
 SUMMARY = """This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:
 Analysis:
@@ -52,8 +51,3 @@ def test_a_continued_session_keeps_its_rule_and_its_root_cause():
 def test_a_session_without_a_summary_is_left_as_it_is():
     turns = [("user", "Why does the export fail?"), ("assistant", "The `cgi` module was removed in Python 3.13.")]
     assert unfold(turns) == turns
-
-
-def test_a_dash_bullet_of_a_reply_is_read_and_a_diff_line_is_not():
-    assert sentences("- The cache is stored in `foo.json` because the loader reads it first.")
-    assert not sentences("--- a/foo.py") and not sentences("+ The cache is stored in `foo.json` now.")

@@ -16,9 +16,9 @@ from tests.helpers.distill_labelled import LABELS, REAL, harvest, load, matches,
 
 @pytest.fixture(scope="module")
 def harvested():
-    # The 'blind2' split is for benchmarks/bench_distill.py only: no test holds the distiller to it, so it
-    # is never tuned on ('unseen' was too, until its blind figures were reported).
-    cases = [c for c in load() if c.split != "blind2"]
+    # The 'blind2' and 'blind3' splits are for benchmarks/bench_distill.py only: no test holds the
+    # distiller to them ('unseen' was one too, until its blind figures were reported).
+    cases = [c for c in load() if c.split not in ("blind2", "blind3")]
     for c in cases:
         c.kept = harvest(c)
     return cases
@@ -41,8 +41,12 @@ def test_the_labelled_set_is_well_formed():
     # And a fifth, from five more repositories, once the unseen split had been read.
     blind2 = [s for s in spec["sessions"] if s["split"] == "blind2"]
     assert len(blind2) >= 20 and sum(len(s["items"]) for s in blind2) >= 40
-    assert {s["split"] for s in spec["sessions"]} == {"tune", "held_out", "fresh", "unseen", "blind2"}
-    for s in unseen + blind2:  # the harvester reads each one: the person and the agent both speak
+    # And a sixth, from five more, once blind2 had been read (Claude Code and Codex CLI).
+    blind3 = [s for s in spec["sessions"] if s["split"] == "blind3"]
+    assert len(blind3) >= 20 and sum(len(s["items"]) for s in blind3) >= 40
+    assert {s["tool"] for s in blind3} >= {"claude", "codex"}
+    assert {s["split"] for s in spec["sessions"]} == {"tune", "held_out", "fresh", "unseen", "blind2", "blind3"}
+    for s in unseen + blind2 + blind3:  # the harvester reads each one: the person and the agent both speak
         roles = {t.role for t in get(s["tool"]).parse(REAL / s["file"]).turns}
         assert {"user", "assistant"} <= roles, s["file"]
     for s in spec["sessions"]:

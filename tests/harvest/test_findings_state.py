@@ -76,12 +76,7 @@ def test_a_guess_and_a_check_that_passed_are_no_findings():
     assert found("`ResolveTemplate` maps `transparent` to empty, so it doesn't work as a terminal background.")
 
 
-def test_more_ways_a_named_thing_behaves():
-    assert found("The collector is monitoring the wrong directory: it watches `~/.claude-code/logs/`, not `~/.claude/projects/`.")
-    assert found("There's no `CLAUDE.md` file in the connector directory, only `mix.exs`.")
-    assert found("The regex `[A-Za-z0-9=-]{10,}` matches `key=sk-...` as a single token, so the whole value is replaced.")
-    assert found("`YASH_PS1` takes precedence over `PS1` in yash.")
-    assert found("The Claude Code rules support a `paths` frontmatter field with glob patterns.")
-    kept = found("Tested this directly: parameter expansion in a heredoc is single-pass, so `$(...)` is inserted literally.")
-    assert kept and kept[0].startswith("Parameter expansion"), kept
-    assert not found("[segment_test.go](src/config/segment_test.go): new table case, locking in that `Killed` wins over `evaluated`.")
+def test_a_lead_that_says_it_was_tested_and_a_row_of_changes():
+    kept = found("Tested this directly: the `cgi` module was removed in Python 3.13.")
+    assert kept and kept[0].startswith("The `cgi` module"), kept
+    assert not found("[segment_test.go](src/config/segment_test.go): new table case, as `Killed` was removed in 3.13.")
