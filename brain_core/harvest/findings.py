@@ -92,8 +92,7 @@ _STRONG_HOW = re.compile(
     r"\b(?:occurs|happens|fails|breaks|crashes) because\b|\bfires? (?:before|after)\b"
     r"|\bsilently (?:coerced|ignored|dropped|converted|truncated|skipped|discarded|cast)\b"
     r"|\b(?:is|are) (?:being )?(?:auto-?)?escaped\b|\b(?:is|are) typed as\b|\b(?:is|are) owned by\b"
-    r"|\b(?:with|has|have) its own (?:separate )?\w+|\binterprets? (?:\S+ ){1,3}as\b"
-    r"",
+    r"|\b(?:with|has|have) its own (?:separate )?\w+|\binterprets? (?:\S+ ){1,3}as\b",
     re.I,
 )
 # Where something is, how it behaves, why: findings too, but as often the agent's running commentary.
