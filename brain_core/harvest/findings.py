@@ -401,4 +401,4 @@ def _option_text(body: str, label: str) -> str | None:
     return None
 
 
-_OPTION_START = re.compile(r"^(?:[-*#]+\s*)?(?:\*\*)?\s*(?:option|approach|variant)\b|^(?:\*\*)?\(?[A-Za-z0-9][).:\]]\s", re.I)
+_OPTION_START = re.compile(r"^(?:[-*#]+\s*)?(?:\*\*)?\s*(?:(?:option|approach|variant)\b|\(?[A-Za-z0-9][).:\]]\s)", re.I)

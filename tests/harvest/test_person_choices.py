@@ -41,3 +41,11 @@ def test_next_steps_asked_as_a_list_are_no_options():
              ("assistant", "Option 2: keep the old parser.\n\nWould you like me to:\n\n1. **Fix the redaction bug**?\n"
                            "2. **Set up pytest**?\n3. **All of the above** in priority order?")]
     assert not chosen("2", offer)
+
+
+def test_a_description_stops_at_the_next_bulleted_option():
+    offer = [("user", "Which look?"),
+             ("assistant", "Three looks:\n\n- **A. Modern SaaS** (Linear/Vercel): a dark theme with a blue accent and card-based pages\n"
+                           "- **B. Utility** (GitHub/Stripe): light mode, system font\n\nWhich do you prefer?")]
+    got = chosen("A", offer)
+    assert got and "Modern SaaS" in got[0] and "Utility" not in got[0], got
