@@ -92,8 +92,8 @@ CUES: tuple[_Cue, ...] = (
     ("preference", re.compile(r"\bi (?:really )?want\b|\bplease (?:use|keep|avoid|write)\b"), 1.5),
 )
 _REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\botherwise\b|\bthe reason\b|\bdue to\b|\bwhich means\b|\bto avoid\b")
-_HEDGE = re.compile(r"\bmaybe\b|\bperhaps\b|\bmight\b|\bnot sure\b|\bi think\b|\bi guess\b|\bwondering\b|\bcould we\b|\bshould we\b"
-                    r"|\b(?:can|could|would) (?:you|we)\b")  # a request for the task at hand ("can we add that ...")
+# A doubt, or a request for the task at hand ("can we add that ..."): no rule.
+_HEDGE = re.compile(_findings.DOUBT_OR_REQUEST + r"|\bmight\b|\bi think\b|\bshould we\b")
 _TEMPORARY = re.compile(r"\bfor now\b|\bthis time\b|\bjust this once\b|\btemporar(?:y|ily)\b|\bright now\b|\bfor this (?:run|test|session)\b"
                         r"|\bas of now\b")
 # An order for the task at hand, not a standing rule.

@@ -288,10 +288,9 @@ _REPORTED = re.compile(
     re.I,
 )
 # What the person says the program does now ("Now, the export always ...", "Currently it ..."), a
-# question put as a statement ("... in the manifest right"), or where the work stands ("we are still at
-# the stage of ..."): the state of the task, not a rule.
-# What the person sees the program do ("when I press r it ... always goes back to the first item") and a
-# feature asked for ("I should be able to toggle ...") are the task at hand too.
+# question put as a statement ("... in the manifest right"), where the work stands ("we are still at
+# the stage of ..."), what they see it do ("when I press r it ...") and a feature asked for ("I should
+# be able to toggle ..."): the state of the task, not a rule.
 _PERSON_STATE = re.compile(r"^(?:now|currently|right now|at the moment|so far)\b|\bright\W*$|,\s*right\b|\w right,\s"
                            r"|\b(?:we are|we're|i am|i'm) (?:still|currently|not \w+ing)\b"
                            r"|^when i (?:press|click|hit|type|tap|open|select|run|scroll|load)\b"
@@ -306,9 +305,9 @@ _LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc
 
 
 # Not a rule: a thought the person is unsure of, a request for the task ("can we add ..."), a judgement
-# left to the agent.
-_UNSURE = re.compile(r"\b(?:maybe|perhaps|i thought|not sure|wondering|i guess)\b|\b(?:can|could|would) (?:you|we)\b"
-                     r"|\buse your (?:own )?judge?ment\b|\bas of now\b")
+# left to the agent. DOUBT_OR_REQUEST is shared with the cue-word scorer's hedges (distill._HEDGE).
+DOUBT_OR_REQUEST = r"\b(?:maybe|perhaps|not sure|wondering|i guess)\b|\b(?:can|could|would) (?:you|we)\b"
+_UNSURE = re.compile(DOUBT_OR_REQUEST + r"|\bi thought\b|\buse your (?:own )?judge?ment\b|\bas of now\b")
 
 
 def _person_sentences(body: str) -> list[str]:

@@ -4,12 +4,7 @@ name, not a rule; and one rule is one record, however many paths find it."""
 
 from __future__ import annotations
 
-from brain_core.harvest.distill import extractive
-
-
-def bodies(said: str, opening: str = "Set up the review tool") -> list[str]:
-    text = f"[user] {opening}\n\n[assistant] Done, what next?\n\n[user] {said}\n\n[assistant] Noted."
-    return [r["body"] for r in extractive(text, profile="claude", source="claude:session:x")]
+from tests.helpers.said import kept_after as bodies
 
 
 def test_a_rule_typed_in_lower_case_is_its_own_sentence():

@@ -4,8 +4,8 @@ exist *yet*, what the agent *just added*, and what the person says the program d
 
 from __future__ import annotations
 
-from brain_core.harvest.distill import extractive
 from brain_core.harvest.findings import agent_findings
+from tests.helpers.said import kept_after
 
 
 def found(reply: str) -> list[str]:
@@ -31,8 +31,7 @@ def test_the_state_of_the_work_is_no_finding():
 
 def test_what_the_person_says_the_program_does_now_is_no_rule():
     def bodies(said: str) -> list[str]:
-        text = f"[user] Export the archive\n\n[assistant] Exported.\n\n[user] {said}\n\n[assistant] Noted."
-        return [r["body"] for r in extractive(text, profile="claude", source="claude:session:x")]
+        return kept_after(said, opening="Export the archive", reply="Exported.")
 
     assert not bodies("Now, the export always exports the full detailed view of every conversation.")
     assert not bodies("We are still at the stage of never having shared this code with anyone before.")
@@ -50,8 +49,7 @@ def test_the_work_left_and_done_is_no_finding():
 
 def test_what_the_person_sees_or_asks_for_is_no_rule():
     def bodies(said: str) -> list[str]:
-        text = f"[user] Build the review screen\n\n[assistant] Built.\n\n[user] {said}\n\n[assistant] Noted."
-        return [r["body"] for r in extractive(text, profile="claude", source="claude:session:x")]
+        return kept_after(said, opening="Build the review screen", reply="Built.")
 
     assert not bodies("when i press r it marks the item as reviewed but the findings pane always goes back to the first item")
     assert not bodies("I should be able to toggle the reviewed state in case i make a mistake, it must never lose data.")
