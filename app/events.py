@@ -24,6 +24,7 @@ class Recent:
     first_line: str
     source: str
     at: str
+    unchecked: bool = False  # written by the offline distiller (tag harvest:offline)
 
 
 def read_recent(events_file: Path, n: int = 5, *, tail_bytes: int = 65536) -> list[Recent]:
@@ -65,4 +66,5 @@ def parse_event(line: str) -> Recent | None:
         return None
     return Recent(key=str(data.get("key") or ""), path=str(data["path"]), profile=str(data.get("profile") or ""),
                   type=str(data.get("type") or ""), first_line=str(data.get("first_line") or ""),
-                  source=str(data.get("source") or ""), at=str(data.get("at") or ""))
+                  source=str(data.get("source") or ""), at=str(data.get("at") or ""),
+                  unchecked=data.get("unchecked") is True)

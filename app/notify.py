@@ -50,11 +50,14 @@ def group(events: Sequence[Recent], *, list_keys: int = 3) -> list[Notice]:
     for profile, evs in by_profile.items():
         if len(evs) == 1:
             ev = evs[0]
-            notices.append(Notice(f"New memory: {ev.key or Path(ev.path).stem}", ev.first_line, (ev.path,)))
+            what = "New memory (unchecked)" if ev.unchecked else "New memory"
+            notices.append(Notice(f"{what}: {ev.key or Path(ev.path).stem}", ev.first_line, (ev.path,)))
             continue
         keys = [e.key or Path(e.path).stem for e in evs]
         shown = ", ".join(keys[:list_keys]) + (f" and {len(keys) - list_keys} more" if len(keys) > list_keys else "")
-        notices.append(Notice(f"{len(evs)} new memories from {profile}", shown, tuple(e.path for e in evs)))
+        unchecked = sum(e.unchecked for e in evs)
+        note = "" if not unchecked else " (unchecked)" if unchecked == len(evs) else f" ({unchecked} unchecked)"
+        notices.append(Notice(f"{len(evs)} new memories from {profile}{note}", shown, tuple(e.path for e in evs)))
     return notices
 
 

@@ -143,7 +143,9 @@ def build_server(brain):
 
     @server.tool(description="Search the user's memory (decisions, rules, preferences, facts), best match first. "
                              "Each hit has a confidence: strong (it answers the query), weak (only the closest "
-                             "there is; say so if you use it). Unrelated records are left out unless "
+                             "there is; say so if you use it). A hit tagged harvest:offline is sentences lifted from "
+                             "a past session without a model (unchecked): verify it before relying on it. "
+                             "Unrelated records are left out unless "
                              "include_unrelated is true; an empty list means the memory has nothing on it. "
                              "Filters: profile (claude, codex, gemini, meeting, me), type, tag (e.g. project:billing). "
                              "A long record comes as its ~100-token abstract (depth 'abstract'); depth 'full' gives "

@@ -11,6 +11,9 @@ prints, within INDEX.md's character budget (``tier_index.budget_chars``):
    and newest first, in at most half the budget;
 3. the rest of INDEX.md (and its shelf), as INDEX.md's own lines, most used and newest first.
 
+In each section what the offline distiller wrote (tagged ``harvest:offline``: lifted from a session
+with no model) comes after the rest, marked *unchecked*, so the budget leaves it out first.
+
 Claude Code and Gemini CLI take the block as JSON (``hookSpecificOutput.additionalContext`` of a
 ``SessionStart`` event); without ``--hook`` it is printed as plain text. Codex has no session-start
 hook: ``aida hooks install codex`` writes the block (without a project) between markers in
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain_core.lifecycle.injections import LOG, injections  # noqa: F401 - the log this hook writes, and its reader
+from brain_core.marks import OFFLINE_TAG
 from brain_core.text.sentences import sentences
 
 INDEX, SHELF = "INDEX.md", "INDEX.shelf.md"
@@ -45,6 +49,8 @@ HEAD = ("# What your memory knows (Aida)\n"
         "Standing instructions first, then this project's records, then the rest of the brain's index "
         "(paths are in the brain, {root}). Before re-deriving a decision, ask the memory: the `recall` tool "
         "of the `aida` MCP server, or `aida brain recall \"<question>\"`.\n")
+UNCHECKED = ("Lines marked *unchecked* are sentences Aida lifted from a past session without a model; "
+             "no one has read them as memories, so check one before you rely on it.\n")
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,11 @@ class Entry:
     def sentence(self) -> str:
         """The body's first sentence (made only for the lines shown)."""
         return _sentence(self.body) if self.body else ""
+
+    @property
+    def unchecked(self) -> bool:
+        """Written by the offline distiller: lifted from a session, read by no model or person."""
+        return OFFLINE_TAG in self.tags
 
 
 @dataclass(frozen=True)
@@ -209,15 +220,18 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     ours = [e for e in entries if e.type != "instruction" and has_project(e.tags, project)]
     taken = {e.path for e in rules} | {e.path for e in ours}
     rest = [e for e in entries if e.path not in taken]
-    # most used, then newest (ISO times sort as text), then INDEX.md's own order (stable sorts)
+    # most used, then newest (ISO times sort as text), then INDEX.md's own order (stable sorts); what
+    # the offline distiller wrote after the rest of its section, so the budget drops it first
     for group in (rest, ours):
         group.sort(key=lambda e: e.created, reverse=True)
         group.sort(key=lambda e: uses.get(e.path, (0, 0.0))[0], reverse=True)
+    for group in (rules, ours, rest):
+        group.sort(key=lambda e: e.unchecked)
 
-    sections = [("## Standing instructions", [f"- {e.sentence or e.line[2:]} ({e.path})" for e in rules], rules),
-                (f"## This project: {project}", [f"- {e.sentence or e.line[2:]} ({e.path})" for e in ours], ours),
-                ("## Also in memory", [e.line for e in rest], rest)]
-    head_text = HEAD.format(root=root)
+    sections = [("## Standing instructions", [_own_line(e) for e in rules], rules),
+                (f"## This project: {project}", [_own_line(e) for e in ours], ours),
+                ("## Also in memory", [e.line + (" *unchecked*" if e.unchecked else "") for e in rest], rest)]
+    head_text = HEAD.format(root=root) + (UNCHECKED if any(e.unchecked for e in entries) else "")
     out = [head_text]
     used = len(head_text)
     given: list[str] = []
@@ -245,6 +259,10 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     if left:
         out.append(footer.format(n=left))
     return Block("".join(out), tuple(given), project, left, counts)
+
+
+def _own_line(e: Entry) -> str:
+    return f"- {e.sentence or e.line[2:]} ({e.path})" + (" *unchecked*" if e.unchecked else "")
 
 
 # ------------------------------------------------------------------------------------------ the hook

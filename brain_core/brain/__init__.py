@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Iterator, Mappi
 
 from brain_core.config import Config
 from brain_core.errors import BrainError, BrainNotFound, InvalidInput, MalformedRecord
+from brain_core.marks import OFFLINE_TAG
 from brain_core.records import Record, clean_tags, new_id, now_iso, parse_time, validate_new
 from brain_core.store import writes
 from brain_core.store.fsutil import absolute, contained
@@ -352,6 +353,8 @@ class Brain:
             event = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
                      "first_line": r.body.splitlines()[0][:200], "source": r.source, "supersedes": r.supersedes,
                      "at": now_iso()}
+            if OFFLINE_TAG in r.tags:
+                event["unchecked"] = True  # read offline: the notice says so
             lines.append(json.dumps(scrub.value(event), ensure_ascii=False))
         fd = os.open(self.state_dir / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:

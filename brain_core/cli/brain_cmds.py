@@ -7,6 +7,7 @@ import sys
 import time
 from typing import AbstractSet
 
+from brain_core.marks import OFFLINE_TAG
 from brain_core.records import RECORD_TYPES
 
 
@@ -158,7 +159,8 @@ def cmd_recall(args, ctx) -> int:
         date = r.created[:10] if r.created else "undated"
         stale = "  [possibly stale: expired " + (r.expires or "")[:10] + "]" if h.stale else ""
         sure = f"  {h.confidence}" if h.confidence else ""
-        print(f"{i}. [{r.type}] {r.key}  ({r.profile}, {date})  score {h.score:.4f}{sure}{stale}")
+        unchecked = "  [unchecked: read offline]" if OFFLINE_TAG in r.tags else ""
+        print(f"{i}. [{r.type}] {r.key}  ({r.profile}, {date})  score {h.score:.4f}{sure}{stale}{unchecked}")
         body = r.body if len(r.body) <= 300 else r.body[:297] + "..."
         for line in body.splitlines() or [""]:
             print(f"   {line}")

@@ -1,4 +1,4 @@
-"""``aida brain forget | restore`` and ``aida brain session-start`` (what a session-start hook runs)."""
+"""``aida brain forget | restore | confirm`` and ``aida brain session-start`` (what a session-start hook runs)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,15 @@ def register(sub, groups) -> None:
     p.add_argument("--profile", help="which profile's record, when several hold the key")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_restore)
+
+    p = g.add_parser("confirm", help="mark a record the offline distiller wrote as read and right (no longer unchecked)",
+                     description="Take the harvest:offline tag and the lower confidence off a record that a "
+                                 "person has read and found right, in place (same id), in one commit. The "
+                                 "session-start block and recall then show it like any other record.")
+    p.add_argument("key", metavar="KEY", help="the record's key (or its path, e.g. memories/claude/x.json)")
+    p.add_argument("--profile", help="which profile's record, when several hold the key")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_confirm)
 
     p = g.add_parser("session-start", help="print what an agent should know as a session starts (a hook runs it)",
                      description="Print, within INDEX.md's character budget, the standing instructions, then the "
@@ -54,6 +63,20 @@ def cmd_restore(args, ctx) -> int:
         print(json.dumps(moved.to_json(), ensure_ascii=False))
     else:
         print(f"Restored {moved.dst} (from {moved.src}).")
+    return 0
+
+
+def cmd_confirm(args, ctx) -> int:
+    from brain_core.lifecycle.forget import confirm
+
+    rel, rec, changed = confirm(ctx.open_brain(), args.key, profile=args.profile)
+    if args.json:
+        print(json.dumps({"path": rel, "key": rec.key, "profile": rec.profile, "id": rec.id, "changed": changed},
+                         ensure_ascii=False))
+    elif changed:
+        print(f"Confirmed {rel}: no longer marked unchecked.")
+    else:
+        print(f"{rel} was not marked unchecked; nothing to confirm.")
     return 0
 
 

@@ -107,12 +107,16 @@ def cmd_overview(args, ctx) -> int:
         print(json.dumps(o, indent=2, ensure_ascii=False))
         return 0
     print(f"{o['records']} records")
+    if o["unchecked"]:
+        print(f"  {o['unchecked']} of them read offline and unchecked: `aida brain confirm KEY` when one is right, "
+              "`aida brain forget KEY` when it is wrong, `aida brain backfill --relearn` to read them with a model")
     for m in o["by_month"]:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(m["types"].items()))
         print(f"  {m['month']}: {sum(m['types'].values()):>4}  ({kinds})")
     print("Newest:")
     for r in o["newest"]:
-        print(f"  {r['created'][:10]}  {r['key']}: {r['first_line'][:70]} ({r['origin']})")
+        print(f"  {r['created'][:10]}  {r['key']}: {r['first_line'][:70]} ({r['origin']}"
+              + ("; unchecked)" if r["unchecked"] else ")"))
     for h in o["last_harvest"]:
         if "error" in h:
             print(f"Last {h['tool']} harvest: {h['error']} ({h['path']})")

@@ -3,10 +3,11 @@
 One interface, two implementations. With no model (the default), an extractive distiller keeps
 the sentences that state a decision, a rule or a preference ("we decided", "always", "never",
 "from now on", "I prefer"...), said by the person rather than narrated by the agent, and never
-anything from tool output. With a provider, the model is asked for decisions with their reasons,
-and its answer must pass a strict schema; an answer that does not is rejected whole (a
-:class:`ProviderError`), never partly written. Either may return nothing: most sessions hold
-nothing durable, and an empty harvest is a correct one.
+anything from tool output; what it keeps is tagged ``harvest:offline`` with a ``confidence`` of
+0.5 (:mod:`brain_core.marks`), since no model or person has read it. With a
+provider, the model is asked for decisions with their reasons, and its answer must pass a strict
+schema; an answer that does not is rejected whole (a :class:`ProviderError`), never partly written.
+Either may return nothing: most sessions hold nothing durable, and an empty harvest is a correct one.
 
 The voice pipeline distills meeting transcripts through the same :func:`distill`; text without
 ``[user]``/``[assistant]`` markers is read as plain speech.
@@ -24,6 +25,7 @@ from brain_core.harvest.codeish import code_only
 from brain_core.harvest.compaction import unfold
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
+from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from brain_core.text.sentences import prose_sentences
 from brain_core.text.slug import kebab, project_tag
 from brain_core.text.stopwords import STATEMENT_STOP
@@ -183,8 +185,8 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
             continue  # full, or past the cap: a later candidate may still complete a kept record
         kept_words.append(words)
         records.append({
-            "type": rtype, "key": make_key(body), "tags": base_tags(context),
-            "body": body, "profile": profile, "source": source,
+            "type": rtype, "key": make_key(body), "tags": base_tags(context) + [OFFLINE_TAG],
+            "body": body, "profile": profile, "source": source, "confidence": OFFLINE_CONFIDENCE,
         })
     return records
 

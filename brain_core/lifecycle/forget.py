@@ -1,4 +1,5 @@
-"""Forget and restore: a wrong or stale memory leaves recall without anything being deleted.
+"""Forget, restore and confirm: a wrong or stale memory leaves recall without anything being deleted,
+and a right one the offline distiller wrote loses its *unchecked* mark.
 
 ``forget`` moves the record's file to ``archive/<its path>`` and writes into it, in the same
 commit (with INDEX.md regenerated when there is one), a ``forgotten`` field: ``{"at", "by", "reason", "path"}`` (when, who asked: ``cli``,
@@ -10,6 +11,10 @@ recall, INDEX.md, consolidation and the session-start block never see it; ``aida
 ``forgotten`` field, in one commit. Writing the key again (``remember --key``) while it is
 forgotten is a correction: the new record ``supersedes`` the forgotten one (see
 :func:`forgotten_at`, which the write path asks), and the archive keeps what it replaced.
+
+``confirm`` is the other verdict: a record the offline distiller lifted from a session (tagged
+``harvest:offline``, :mod:`brain_core.marks`) that a person has read and found right keeps its id and
+loses the tag and the lower confidence, so the session-start block no longer marks it *unchecked*.
 """
 
 from __future__ import annotations
@@ -151,6 +156,29 @@ def restore(brain, key: str, profile: str | None = None) -> Moved:
             _reindex(brain, tx)
         _emit(brain, "restored", rec, src, dst)
     return Moved(rec, src, dst)
+
+
+# ------------------------------------------------------------------------------------------ confirm
+def confirm(brain, key: str, profile: str | None = None) -> tuple[str, Record, bool]:
+    """Take the offline distiller's mark off a record a person has read and found right: no
+    ``harvest:offline`` tag, ``confidence`` 1, in place (same id: a verdict, not new knowledge), with
+    INDEX.md regenerated in the same commit. Returns (path, record, whether it changed); a record
+    without the mark is left as it is."""
+    from brain_core.marks import OFFLINE_TAG
+
+    with brain.lock():
+        brain.git.ensure_writable()
+        rel = find_live(brain, key, profile)
+        rec = Record.from_bytes((brain.root / rel).read_bytes(), rel)
+        if OFFLINE_TAG not in rec.tags and rec.confidence == 1:
+            return rel, rec, False
+        rec.tags = [t for t in rec.tags if t != OFFLINE_TAG]
+        rec.confidence = 1
+        with brain.writing(f"confirm: {rel}") as tx:
+            tx.put(rel, rec.to_json())
+            _reindex(brain, tx)
+        _emit(brain, "confirmed", rec, rel, rel)
+    return rel, rec, True
 
 
 def _reindex(brain, tx) -> list[str]:

@@ -2,9 +2,12 @@
 
 ``overview(brain)`` gathers, from the files (the truth) and the catalog's own counters:
 
+- ``records`` and ``unchecked``: how many records, and how many of them the offline distiller wrote
+  (tagged ``harvest:offline``: not yet read by a model or a person);
 - ``by_month``: records made per month, per type and per source (an agent, a meeting, by hand),
   the newest ``months`` months, oldest first: the data of the overview's chart;
-- ``newest``: the newest records with their origin ("from a Codex session on 2026-11-02");
+- ``newest``: the newest records with their origin ("from a Codex session on 2026-11-02") and whether
+  each is unchecked;
 - ``last_harvest``: per agent, when it last ran and, for its sessions, what was kept and what
   was read and dropped (nothing worth keeping);
 - ``backfill``: the whole last backfill (``harvest/backfill.json``): sessions read, records kept,
@@ -23,6 +26,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
+from brain_core.marks import OFFLINE_TAG
 from brain_core.records import AGENT_NAMES
 from brain_core.records import origin as source_origin
 
@@ -53,9 +57,10 @@ def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:
     by_type: dict[str, Counter] = defaultdict(Counter)
     by_source: dict[str, Counter] = defaultdict(Counter)
     recent = []
-    total = 0
+    total = unchecked = 0
     for path, rec in brain.records():
         total += 1
+        unchecked += OFFLINE_TAG in rec.tags
         month = str(rec.created or "")[:7] or "unknown"
         by_type[month][rec.type] += 1
         by_source[month][source_kind(rec)] += 1
@@ -64,9 +69,10 @@ def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:
     keep = sorted(m for m in by_type if m != "unknown")[-months:]
     return {
         "records": total,
+        "unchecked": unchecked,
         "by_month": [{"month": m, "types": dict(by_type[m]), "sources": dict(by_source[m])} for m in keep],
         "newest": [{"path": p, "key": r.key, "type": r.type, "first_line": r.body.strip().splitlines()[0][:160]
-                    if r.body.strip() else "", "origin": origin(r), "created": c} for c, p, r in recent[:newest]],
+                    if r.body.strip() else "", "origin": origin(r), "created": c, "unchecked": OFFLINE_TAG in r.tags} for c, p, r in recent[:newest]],
         "last_harvest": last_harvest(brain),
         "backfill": last_backfill(brain),
         "index_budget": _budget(brain),

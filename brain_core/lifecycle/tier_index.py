@@ -13,7 +13,8 @@ instruction -> its own first sentence, a decision -> "Reopening the decision on 
 "Unsure about ..." followed by the key's words, or the first sentence when the key was derived
 from it).
 
-Order depends on the files only (type, then newest first), never on one machine's usage, so two
+Order depends on the files only (type, then newest first; what the offline distiller wrote, tagged
+``harvest:offline``, after the rest, and expired records last), never on one machine's usage, so two
 machines generate the same file and a sync does not ping-pong it. Entries are taken in that order
 until the next one would pass ``tier_index.budget_chars`` (6000 by default); that one and all after
 it go to the shelf file ``INDEX.shelf.md``, which recall's records cover and a person or agent can
@@ -38,6 +39,7 @@ from brain_core.lifecycle.common import (
     split_front_matter,
     write_files,
 )
+from brain_core.marks import OFFLINE_TAG
 from brain_core.records import Record
 from brain_core.text.slug import slugify
 
@@ -147,9 +149,10 @@ def entries(brain) -> list[Entry]:
         else:
             order = TYPE_ORDER.get(r.type, 5)
         stale = EXPIRED_TAG in r.tags
+        unchecked = OFFLINE_TAG in r.tags  # read offline: after what a model or a person wrote
         label = title or r.key
         out.append(Entry(trigger_for(r, title), label, doc.path,
-                         (stale, order, _neg_time(r.created), doc.path)))
+                         (stale, unchecked, order, _neg_time(r.created), doc.path)))
     return sorted(out, key=lambda e: e.rank)
 
 

@@ -13,11 +13,11 @@ from tests.helpers.app_fixtures import filled  # noqa: F401,E402  (fixture)
 pytestmark = pytest.mark.gui
 
 
-def ev(key, profile="codex", type_="decision", path=None, source="codex:session:1"):
+def ev(key, profile="codex", type_="decision", path=None, source="codex:session:1", unchecked=False):
     from app.events import Recent
 
     return Recent(key=key, path=path or f"memories/{profile}/{key}.json", profile=profile, type=type_,
-                  first_line=f"about {key}", source=source, at="2026-08-22T19:44:02Z")
+                  first_line=f"about {key}", source=source, at="2026-08-22T19:44:02Z", unchecked=unchecked)
 
 
 def test_group_folds_a_burst_per_profile():
@@ -30,6 +30,23 @@ def test_group_folds_a_burst_per_profile():
     assert notices[1].message == "about m" and notices[1].target == "memories/meeting/m.json"
     mixed = group([ev("x", path="memories/codex/x.json"), ev("y", path="events/codex/2026-08/y.json")])
     assert mixed[0].target is None  # no shared folder: a click opens the brain
+
+
+def test_a_notice_says_when_the_memory_was_read_offline(brain):
+    from app.events import parse_event
+    from app.notify import group
+
+    brain.remember_many([{"body": "Retries stop after six attempts.", "key": "retry-cap", "profile": "claude",
+                          "type": "fact", "tags": ["harvest:offline"], "confidence": 0.5},
+                         {"body": "Deploys go out on Tuesdays.", "key": "deploy-day", "profile": "claude",
+                          "type": "decision"}])
+    events = [parse_event(x) for x in (brain.root / ".aida" / "events.jsonl").read_text().splitlines()]
+    assert [(e.key, e.unchecked) for e in events] == [("retry-cap", True), ("deploy-day", False)]
+    assert [n.title for n in group(events[:1])] == ["New memory (unchecked): retry-cap"]
+    assert [n.title for n in group(events[1:])] == ["New memory: deploy-day"]
+    assert [n.title for n in group(events)] == ["2 new memories from claude (1 unchecked)"]
+    assert [n.title for n in group([ev("a", unchecked=True), ev("b", unchecked=True)])] == \
+        ["2 new memories from codex (unchecked)"]
 
 
 def test_follower_reads_appends_only_whole_lines_and_restarts_after_truncation(qtbot, tmp_path):

@@ -11,6 +11,7 @@ import pytest
 from brain_core.errors import ProviderError
 from brain_core.harvest.distill import MAX_RECORDS, distill, extractive, make_key, validate
 from brain_core.harvest.sources import claude, codex, gemini
+from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from brain_core.redact import redact
 from tests.helpers.harvest_homes import FIXTURES
 
@@ -25,7 +26,8 @@ def test_extractive_finds_the_decision_in_each_sample(parse, name):
     assert len(recs) == 1
     r = recs[0]
     assert r["type"] == "decision" and r["profile"] == s.tool and r["source"] == s.source
-    assert r["tags"] == ["project:acme-billing"]
+    assert r["tags"] == ["project:acme-billing", OFFLINE_TAG]  # no model read it: marked, and trusted less
+    assert r["confidence"] == OFFLINE_CONFIDENCE < 1
     assert "exponential backoff" in r["body"] and "from now on" in r["body"]  # the anaphor pulls its antecedent in
     assert r["key"] == "exponential-backoff-capped-six-attempts-total"
     assert "REDACTED" not in r["body"]
@@ -72,7 +74,7 @@ def test_rules_preferences_and_reasons():
     assert any("ruff before committing" in b for b in by_type["instruction"])
     assert any("small, reviewable commits" in b for b in by_type["preference"])
     assert not any("ops/deploy.sh" in r["body"] for r in recs)
-    assert all(r["tags"] == ["project:billing", "x"] for r in recs)
+    assert all(r["tags"] == ["project:billing", "x", OFFLINE_TAG] for r in recs)
     assert len({r["key"] for r in recs}) == len(recs)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from brain_core.cli import main
 from brain_core.harvest.run import sweep
+from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from tests.helpers.harvest_homes import CLAUDE_ID, CODEX_ID, GEMINI_ID, PLANTED_SECRETS, make_homes, session_files
 
 T0 = 1_787_000_000.0
@@ -36,7 +37,8 @@ def test_full_sweep_writes_each_agents_decision_and_no_secret(brain, tmp_path):
     # the three agents made the same decision: Claude's record is written, the others link to it
     path = "memories/claude/exponential-backoff-capped-six-attempts-total.json"
     rec = json.loads((brain.root / path).read_text())
-    assert rec["type"] == "decision" and rec["profile"] == "claude" and rec["tags"] == ["project:acme-billing"]
+    assert rec["type"] == "decision" and rec["profile"] == "claude"
+    assert rec["tags"] == ["project:acme-billing", OFFLINE_TAG] and rec["confidence"] == OFFLINE_CONFIDENCE
     assert rec["source"] == f"claude:session:{CLAUDE_ID}"
     assert [s["source"] for s in rec["sources"]] == [f"codex:session:{CODEX_ID}", f"gemini:session:{GEMINI_ID}"]
     for tool, sid in (("claude", CLAUDE_ID), ("codex", CODEX_ID), ("gemini", GEMINI_ID)):

@@ -12,6 +12,7 @@ import pytest
 from brain_core.cli import main
 from brain_core.errors import InvalidInput
 from brain_core.harvest.backfill import backfill
+from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from tests.helpers.fake_agents import calls, install, on_path
 
 RULES = ("We decided to always run the billing migrations in a transaction because a half-applied one broke prod.",
@@ -57,6 +58,7 @@ def test_offline_sessions_are_marked_and_relearned_newest_first_without_duplicat
     assert all(s["offline"] for s in wm["sessions"].values())
     offline_paths = set(_live(brain))
     assert len(offline_paths) == 3
+    assert all(OFFLINE_TAG in r.tags and r.confidence == OFFLINE_CONFIDENCE for r in _live(brain).values())
 
     brain.config.set("llm.provider", "claude-code")
     brain.config.set("llm.cli.batch_chars", 0)  # one call per session, to see the order
@@ -71,6 +73,7 @@ def test_offline_sessions_are_marked_and_relearned_newest_first_without_duplicat
     assert {f"archive/{p}" for p in offline_paths} == archived  # ...to archive/, nothing deleted
     assert len(live) == 3 and len({r.body for r in live.values()}) == 3
     assert all(r.key.startswith("we-decided-to") for r in live.values())
+    assert all(OFFLINE_TAG not in r.tags and r.confidence == 1 for r in live.values())  # a model read them
     wm = json.loads((brain.root / "harvest" / "claude.json").read_text())
     assert not any(s.get("offline") for s in wm["sessions"].values())
     assert backfill(brain, roots=roots, sources=("claude",), relearn=True).total == 0  # nothing left to relearn

@@ -1,0 +1,13 @@
+"""The marks Aida itself puts on a record (a plain module: the session-start hook reads them and must
+start fast).
+
+A record the offline distiller wrote (harvest with no model) is sentences lifted from a session that no
+model and no person has read as a memory. It is trusted less: its ``confidence`` is
+:data:`OFFLINE_CONFIDENCE`, which the nightly pass weighs, and the tag :data:`OFFLINE_TAG` says so where
+the confidence is not kept (the card catalog, an agent's hit, INDEX.md's order, the session-start
+block). ``aida brain confirm`` takes both off; ``aida brain backfill --relearn`` reads the session again
+with a model and replaces the record.
+"""
+
+OFFLINE_TAG = "harvest:offline"
+OFFLINE_CONFIDENCE = 0.5
