@@ -80,9 +80,16 @@ def test_recall_gives_confidence_and_leaves_unrelated_out(brain):
     brain.remember("We chose Datadog APM over New Relic, mainly for the price per host.", type="decision",
                    key="apm-vendor", profile="me")
     brain.remember("Webhook delivery retries with exponential backoff, capped at six attempts.", key="webhook-retries")
+    brain.remember_many([{"body": "The staging database is restored from the nightly snapshot at 02:00 UTC.",
+                          "key": "staging-restore", "profile": "claude", "type": "fact",
+                          "tags": ["harvest:offline"], "confidence": 0.5}])  # as the offline distiller writes it
     brain.close()
 
     async def body(session):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert "harvest:offline" in tools["recall"].description and "verify" in tools["recall"].description
+        restore = payload(await session.call_tool("recall", {"query": "when is the staging database restored"}))
+        assert restore[0]["key"] == "staging-restore" and "harvest:offline" in restore[0]["tags"]
         assert session.init_result.server_info.name == "aida"
         assert session.init_result.server_info.version == __version__
         hits = payload(await session.call_tool("recall", {"query": "which APM vendor did we pick"}))
