@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator, TextIO
 
 from brain_core.errors import BrainError
+from brain_core.marks import OFFLINE_TAG
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo"
 QUESTION_TEXT = "What did we decide about the webhook retry policy?"
@@ -88,6 +89,10 @@ def run_demo(keep: Path | None = None, voice: bool = True, out: TextIO | None = 
                 for r in o.records:
                     say(f"  - {r['type']} {r['key']}: {_short(r['body'])}")
             say(f"{result.written} memories written and committed")
+            unchecked = sum(len(o.written) for o in result.outcomes if o.offline)
+            if unchecked:
+                say(f"{unchecked} of them read offline: marked unchecked (tag {OFFLINE_TAG}) until "
+                    "`aida brain confirm KEY` or a relearn with a model")
 
         question = QUESTION_TEXT
         with steps.step("Hear the sample question") as say:
@@ -112,7 +117,9 @@ def run_demo(keep: Path | None = None, voice: bool = True, out: TextIO | None = 
                 say("nothing found")
             for h in hits:
                 sure = f" {h.confidence}" if h.confidence else ""
-                say(f"{h.score:.4f}{sure} {h.record.type} {h.record.key} ({h.record.profile}): {_short(h.record.body)}")
+                mark = ", unchecked" if OFFLINE_TAG in h.record.tags else ""
+                say(f"{h.score:.4f}{sure} {h.record.type} {h.record.key} ({h.record.profile}{mark}): "
+                    f"{_short(h.record.body)}")
 
         with steps.step("Answer") as say:
             from brain_core.answer.ask import ask

@@ -22,6 +22,7 @@ def test_demo_runs_every_step_offline_without_voice(tmp_path):
                  "4. Route it", "5. Recall from the brain", "6. Answer"):
         assert step in text
     assert "claude session 5b8e1c2d" in text and "codex session 019ec8a2" in text
+    assert "3 of them read offline: marked unchecked" in text  # no model here: every record is an extract
     assert "recall: True" in text
     # The harvested decision is recalled first and the offline answer cites it.
     recall_part = text.split("5. Recall from the brain")[1].split("6. Answer")[0]
