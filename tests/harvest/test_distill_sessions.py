@@ -56,6 +56,17 @@ def test_the_labelled_set_is_well_formed():
         assert all(1 <= len(i["all"]) <= 4 and all(k.strip() for k in i["all"]) for i in s["items"])
 
 
+def test_the_second_reader_wrote_for_labelled_sessions_of_every_split():
+    """benchmarks/label_agreement.py scores a second reader's memories against the labels."""
+    spec = json.loads((LABELS.parent / "distill_second_reader.json").read_text(encoding="utf-8"))
+    labelled = {c.file: c.split for c in load()}
+    sessions = spec["sessions"]
+    assert len({s["file"] for s in sessions}) == len(sessions) == 24
+    assert all(labelled.get(s["file"]) == s["split"] for s in sessions)
+    assert {s["split"] for s in sessions} == {"tune", "held_out", "fresh", "unseen", "blind2", "blind3"}
+    assert all(len(s["memories"]) <= 5 and all(m.strip() for m in s["memories"]) for s in sessions)
+
+
 def test_findings_and_rules_are_kept_with_few_wrong(harvested):
     sc = score(harvested)
     assert all(len(c.kept) <= 5 for c in harvested)
