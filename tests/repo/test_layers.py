@@ -14,7 +14,7 @@ PKG = REPO / "brain_core"
 
 # Bottom first. A package may import its own layer and the ones below it, never one above.
 LAYERS: list[set[str]] = [
-    {"errors", "records", "text"},
+    {"errors", "records", "marks", "text"},
     {"redact"},
     {"store"},
     {"config"},
