@@ -56,6 +56,8 @@ class Found:
     quiet_minutes: float = 10
     notes: list[str] = field(default_factory=list)
     auto_provider: str = "none"  # what llm.provider auto would pick on this machine
+    offline_sessions: int = 0  # read by the offline distiller (its records unchecked): a model can read them again
+    offline_records: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,6 +113,8 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
             brain = Brain.open(brain_path, config=config)
             try:
                 todo = backfill_plan(brain, roots=roots, sources=tuple(roots), active=active)
+                again = backfill_plan(brain, roots=roots, sources=tuple(roots), relearn=True)
+                found.offline_sessions, found.offline_records = len(again), _offline_records(brain, again)
             finally:
                 brain.close()
         else:  # no brain yet: no watermark, every quiet session is new
@@ -130,6 +134,22 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
     except Exception:  # noqa: BLE001 - a broken keyring: auto finds nothing
         found.auto_provider = "none"
     return found
+
+
+def _offline_records(brain, pending) -> int:
+    """How many records the offline readings of these sessions left on the shelves (their watermark
+    lists them)."""
+    from brain_core.harvest import session_file
+    from brain_core.harvest.sources import get
+    from brain_core.harvest.watermark import Watermark
+
+    n = 0
+    marks = {}
+    for p in pending:
+        wm = marks.get(p.tool) or marks.setdefault(p.tool, Watermark.load(brain, p.tool))
+        sid = session_file(p.tool, get(p.tool).file_id(p.path), p.path).id
+        n += sum((brain.root / rel).is_file() for rel in (wm.sessions.get(sid) or {}).get("records") or ())
+    return n
 
 
 def _sessions(tool: str, home: Path) -> tuple[int, int, str | None]:
@@ -270,6 +290,13 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
                  if count else "Learn from the sessions on disk once they are quiet")
         steps.append(Step("backfill", title, True, False,
                           "newest first, resumable: `aida brain backfill` runs or resumes it", notes=notes))
+    model = llm if llm is not None else found.llm_provider
+    if found.offline_sessions and model != "none" and not (model == "auto" and found.auto_provider == "none"):
+        n, k = found.offline_sessions, found.offline_records
+        steps.append(Step("relearn", f"Read again with the model the {n} session{'s' if n != 1 else ''} read offline "
+                                     f"({k} unchecked record{'s' if k != 1 else ''} now)", True, False,
+                          "newest first, resumable, within the model's call budget: `aida brain backfill --relearn` "
+                          "runs or resumes it; what the model keeps replaces the offline records"))
     return steps
 
 
@@ -309,6 +336,8 @@ def apply(steps: list[Step], chosen: set[str], found: Found, config, *, brain_ar
                 outcome[step.id] = _set_llm(config, llm or step.value or "none")
             elif step.id == "backfill":
                 outcome[step.id] = _backfill(found, config, on_progress, include_active=include_active)
+            elif step.id == "relearn":
+                outcome[step.id] = _backfill(found, config, on_progress, relearn=True)
             else:
                 outcome[step.id] = "unknown step"
         except BrainError as e:
@@ -376,18 +405,21 @@ def _set_llm(config, provider: str) -> str:
     return "set; the connection test answered"
 
 
-def _backfill(found: Found, config, on_progress, *, include_active: bool = False) -> str:
+def _backfill(found: Found, config, on_progress, *, include_active: bool = False, relearn: bool = False) -> str:
     from brain_core import Brain
     from brain_core.harvest.backfill import backfill
 
     brain = Brain.open(Path(found.brain), config=config)
     try:
         roots = {a.tool: Path(a.home) for a in found.agents if a.present and not a.error}
-        p = backfill(brain, roots=roots, sources=tuple(roots), on_progress=on_progress, include_active=include_active)
+        p = backfill(brain, roots=roots, sources=tuple(roots), on_progress=on_progress, include_active=include_active,
+                     relearn=relearn)
     finally:
         brain.close()
     line = p.summary()
-    if p.active and not include_active:
+    if relearn and p.done < p.total:
+        line += f"; {p.total - p.done} left: `aida brain backfill --relearn` resumes"
+    if p.active and not include_active and not relearn:
         line += f"; {p.active} changed in the last {found.quiet_minutes:g} minutes, read once quiet " \
                 "(or now with `aida brain backfill --include-active`)"
     for note in p.notes:

@@ -169,6 +169,7 @@ def backfill(brain, *, roots: dict[str, Path] | None = None, sources: tuple[str,
     kwargs = {} if llm is None else {"llm": llm}
     kwargs.update(force=force, reason="relearn" if relearn else None)
     relearned = _offline_records(brain, {p.tool for p in todo}) if relearn else {}
+    shared: set[str] = set()  # offline records other sessions share: retired once all of them are relearned
     i = 0
     stop = False
     while i < len(todo) and not stop:
@@ -182,7 +183,7 @@ def backfill(brain, *, roots: dict[str, Path] | None = None, sources: tuple[str,
                 stop = True  # another harvest holds the lock (or harvesting is paused): the next run goes on
                 break
             if relearn:
-                _retire_replaced(brain, tool, result.outcomes, relearned)
+                _retire_replaced(brain, tool, result.outcomes, relearned, shared)
                 if result.fallback:  # the model went away: what is left waits for the next --relearn
                     progress.done += sum(1 for o in result.outcomes if not o.offline and not o.error)
                     stop = True
@@ -205,6 +206,8 @@ def backfill(brain, *, roots: dict[str, Path] | None = None, sources: tuple[str,
         i += len(window)
         if on_progress and not stop:
             on_progress(progress)
+    if shared:
+        _retire_shared(brain, shared)
     if progress.done:
         save_summary(brain, progress, relearn=relearn)
     return progress
@@ -237,9 +240,10 @@ def _offline_records(brain, tools) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _retire_replaced(brain, tool: str, outcomes, relearned) -> None:
+def _retire_replaced(brain, tool: str, outcomes, relearned, shared: set[str] | None = None) -> None:
     """Move to ``archive/`` the offline records of sessions a model has now read, where the model
-    did not keep the same key and no other session shares the record: nothing is kept twice."""
+    did not keep the same key and no other session shares the record: nothing is kept twice. A
+    record another session shares goes to ``shared``, for :func:`_retire_shared`."""
     from brain_core.errors import BrainError
     from brain_core.store.archive import archive_path
 
@@ -256,10 +260,48 @@ def _retire_replaced(brain, tool: str, outcomes, relearned) -> None:
             except BrainError:
                 continue
             if rec.source != f"{tool}:session:{o.session}" or rec.extra.get("sources"):
-                continue  # another session's, or shared with one: it stays
+                if shared is not None:
+                    shared.add(rel)
+                continue  # another session's, or shared with one: it stays (for now)
             moves.append((rel, archive_path(brain, rel, rec.id)))
     if moves:
         brain.move(moves, f"harvest: relearned, {len(moves)} offline record{'s' if len(moves) != 1 else ''} retired")
+
+
+def _retire_shared(brain, paths: set[str]) -> None:
+    """Move to ``archive/`` the offline records several sessions shared (a near-duplicate linked on
+    write) once a model has read every one of those sessions again and none of its writes replaced
+    the record (it still has the ``harvest:offline`` mark)."""
+    from brain_core.errors import BrainError
+    from brain_core.harvest.watermark import Watermark
+    from brain_core.marks import OFFLINE_TAG
+    from brain_core.store.archive import archive_path
+
+    marks: dict[str, Watermark] = {}
+
+    def relearned(source: str) -> bool:
+        tool, kind, sid = (source.split(":", 2) + ["", ""])[:3]
+        if kind != "session" or not sid:
+            return False  # a memory file, a meeting, a person: not a session a model reads again
+        wm = marks.get(tool) or marks.setdefault(tool, Watermark.load(brain, tool))
+        seen = wm.sessions.get(sid)
+        return isinstance(seen, dict) and not seen.get("offline")
+
+    moves = []
+    for rel in sorted(paths):
+        if not (brain.root / rel).is_file():
+            continue
+        try:
+            rec = brain.get(rel)
+        except BrainError:
+            continue
+        sources = [rec.source] + [str(s.get("source") or "") for s in rec.extra.get("sources") or ()
+                                  if isinstance(s, dict)]
+        if OFFLINE_TAG in rec.tags and all(relearned(src) for src in sources):
+            moves.append((rel, archive_path(brain, rel, rec.id)))
+    if moves:
+        brain.move(moves, f"harvest: relearned, {len(moves)} shared offline record{'s' if len(moves) != 1 else ''} "
+                          "retired")
 
 
 def _relearn_provider(brain, llm):

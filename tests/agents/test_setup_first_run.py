@@ -114,3 +114,40 @@ def test_setup_offers_auto_and_the_backfill_reads_through_claude_code(home, tmp_
     assert "provider: auto" in Path(os.environ["AIDA_CONFIG"]).read_text()
     bf = json.loads((tmp_path / "brain" / "harvest" / "backfill.json").read_text())
     assert bf["provider"] == "claude-code" and bf["calls"] == 3 and bf["offline"] == 0
+
+
+def test_setup_again_with_a_model_offers_to_relearn_what_was_read_offline(home, tmp_path, capsys, monkeypatch):
+    """The first setup had no model, so the backfill read offline; once an agent CLI is logged in,
+    setup offers the model and a relearn of those sessions, and the unchecked records give way to the
+    model's."""
+    from brain_core.marks import OFFLINE_TAG
+
+    roots = make_homes(home, mtime=1.7e9, memory=False)
+    brain = tmp_path / "brain"
+    first = json.loads(_setup(capsys, brain, "--json", "--yes"))
+    assert first["outcome"]["backfill"].startswith("3 sessions read")
+    assert not any(s["id"] == "relearn" for s in first["steps"])
+    offline = [json.loads(f.read_text()) for f in (brain / "memories").rglob("*.json")]
+    assert offline and all(OFFLINE_TAG in r["tags"] for r in offline)
+
+    bin_dir = install(tmp_path / "bin")
+    on_path(monkeypatch, bin_dir)
+    (roots["claude"] / ".credentials.json").write_text("{}")
+    text = _setup(capsys, brain, "--dry-run")
+    assert "3 read offline, leaving " in text and "relearn: Read again with the model the 3 sessions" in text
+    got = json.loads(_setup(capsys, brain, "--json", "--dry-run"))
+    step = next(s for s in got["steps"] if s["id"] == "relearn")
+    assert step["default"] and "3 sessions read offline" in step["title"]
+    assert got["found"]["offline_sessions"] == 3 and got["found"]["offline_records"] == len(offline)
+    assert [s["id"] for s in got["steps"]].index("llm") < [s["id"] for s in got["steps"]].index("relearn")
+
+    got = json.loads(_setup(capsys, brain, "--json", "--yes"))
+    assert got["outcome"]["llm"] == "set; the connection test answered"
+    assert got["outcome"]["relearn"].startswith("3 sessions read")
+    made = [c for c in calls(bin_dir) if c["exe"] == "claude"]
+    assert len(made) >= 1 + 1  # the connection test, then the sessions (batched)
+    live = [json.loads(f.read_text()) for f in (brain / "memories").rglob("*.json")]
+    assert live and not any(OFFLINE_TAG in r["tags"] for r in live)
+    # the offline record the three sessions shared (linked on write) is retired once all three are relearned
+    assert [f.name for f in (brain / "archive").rglob("exponential-backoff-capped-six-attempts-total*.json")]
+    assert json.loads(_setup(capsys, brain, "--json", "--dry-run"))["found"]["offline_sessions"] == 0
