@@ -139,15 +139,14 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
 def _offline_records(brain, pending) -> int:
     """How many records the offline readings of these sessions left on the shelves (their watermark
     lists them)."""
-    from brain_core.harvest import session_file
     from brain_core.harvest.sources import get
     from brain_core.harvest.watermark import Watermark
 
     n = 0
-    marks = {}
+    marks: dict[str, Watermark] = {}
     for p in pending:
         wm = marks.get(p.tool) or marks.setdefault(p.tool, Watermark.load(brain, p.tool))
-        sid = session_file(p.tool, get(p.tool).file_id(p.path), p.path).id
+        sid = get(p.tool).file_id(p.path)
         n += sum((brain.root / rel).is_file() for rel in (wm.sessions.get(sid) or {}).get("records") or ())
     return n
 

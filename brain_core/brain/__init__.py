@@ -350,9 +350,9 @@ class Brain:
         for w in written:
             r = w.record
             kind = "quarantined" if w.path.startswith("quarantine/") else "remembered"  # the tray notifies "remembered" only
-            event = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
-                     "first_line": r.body.splitlines()[0][:200], "source": r.source, "supersedes": r.supersedes,
-                     "at": now_iso()}
+            event: dict[str, Any] = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
+                                     "first_line": r.body.splitlines()[0][:200], "source": r.source,
+                                     "supersedes": r.supersedes, "at": now_iso()}
             if OFFLINE_TAG in r.tags:
                 event["unchecked"] = True  # read offline: the notice says so
             lines.append(json.dumps(scrub.value(event), ensure_ascii=False))
