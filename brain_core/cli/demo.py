@@ -92,7 +92,7 @@ def run_demo(keep: Path | None = None, voice: bool = True, out: TextIO | None = 
             unchecked = sum(len(o.written) for o in result.outcomes if o.offline)
             if unchecked:
                 say(f"{unchecked} of them read offline: marked unchecked (tag {OFFLINE_TAG}) until "
-                    "`aida brain confirm KEY` or a relearn with a model")
+                    "`aida brain review` confirms them or a model relearns them")
 
         question = QUESTION_TEXT
         with steps.step("Hear the sample question") as say:

@@ -1,4 +1,4 @@
-"""``aida brain forget | restore | confirm`` and ``aida brain session-start`` (what a session-start hook runs)."""
+"""``aida brain forget | restore | confirm | review`` and ``aida brain session-start`` (what a session-start hook runs)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,14 @@ def register(sub, groups) -> None:
     p.add_argument("--profile", help="which profile's record, when several hold the key")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_confirm)
+
+    p = g.add_parser("review", help="go through the records read offline: confirm the right ones, forget the wrong",
+                     description="Show each record the offline distiller wrote that no one has confirmed, newest "
+                                 "first, and ask: confirm it (right: no longer unchecked), forget it (wrong: to "
+                                 "archive/), skip it, or quit. Without a terminal it lists them, with the commands.")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="at most N records")
+    p.add_argument("--json", action="store_true", help="list them as JSON (asks nothing)")
+    p.set_defaults(func=cmd_review)
 
     p = g.add_parser("session-start", help="print what an agent should know as a session starts (a hook runs it)",
                      description="Print, within INDEX.md's character budget, the standing instructions, then the "
@@ -77,6 +85,49 @@ def cmd_confirm(args, ctx) -> int:
         print(f"Confirmed {rel}: no longer marked unchecked.")
     else:
         print(f"{rel} was not marked unchecked; nothing to confirm.")
+    return 0
+
+
+def cmd_review(args, ctx) -> int:
+    from brain_core.lifecycle.forget import confirm, forget, unchecked
+    from brain_core.lifecycle.overview import origin
+
+    brain = ctx.open_brain()
+    todo = unchecked(brain)
+    shown = todo if args.limit is None else todo[:max(0, args.limit)]
+    if args.json:
+        print(json.dumps([{"path": rel, "key": r.key, "profile": r.profile, "type": r.type, "created": r.created,
+                           "source": r.source, "body": r.body} for rel, r in shown], ensure_ascii=False))
+        return 0
+    if not todo:
+        print("Nothing to review: no record read offline is waiting to be checked.")
+        return 0
+    ask = sys.stdin.isatty()
+    print(f"{len(todo)} record{'s' if len(todo) != 1 else ''} read offline, not yet checked"
+          + (f"; the newest {len(shown)}:" if len(shown) < len(todo) else ":"))
+    done = {"confirmed": 0, "forgot": 0}
+    for n, (rel, r) in enumerate(shown, 1):
+        print(f"\n{n}. [{r.type}] {r.key} ({origin(r)})\n   " + "\n   ".join(r.body.splitlines() or [""]) + f"\n   {rel}")
+        if not ask:
+            continue
+        try:
+            answer = input("   right (c: confirm), wrong (f: forget), s: skip, q: quit? ").strip().lower()[:1]
+        except EOFError:
+            answer = "q"
+        if answer == "q":
+            break
+        if answer == "c":
+            confirm(brain, rel)
+            done["confirmed"] += 1
+        elif answer == "f":
+            forget(brain, rel, reason="wrong: found so in review", by="review")
+            done["forgot"] += 1
+    if not ask:
+        print("\n`aida brain confirm KEY` keeps one as right, `aida brain forget KEY` archives a wrong one; "
+              "run `aida brain review` in a terminal to go through them one by one.")
+        return 0
+    left = len(todo) - done["confirmed"] - done["forgot"]
+    print(f"\nConfirmed {done['confirmed']}, forgot {done['forgot']}; {left} still unchecked.")
     return 0
 
 

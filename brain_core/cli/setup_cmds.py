@@ -108,8 +108,8 @@ def cmd_overview(args, ctx) -> int:
         return 0
     print(f"{o['records']} records")
     if o["unchecked"]:
-        print(f"  {o['unchecked']} of them read offline and unchecked: `aida brain confirm KEY` when one is right, "
-              "`aida brain forget KEY` when it is wrong, `aida brain backfill --relearn` to read them with a model")
+        print(f"  {o['unchecked']} of them read offline and unchecked: `aida brain review` goes through them (confirm "
+              "or forget each), `aida brain backfill --relearn` reads their sessions again with a model")
     for m in o["by_month"]:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(m["types"].items()))
         print(f"  {m['month']}: {sum(m['types'].values()):>4}  ({kinds})")

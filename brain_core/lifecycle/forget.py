@@ -181,6 +181,16 @@ def confirm(brain, key: str, profile: str | None = None) -> tuple[str, Record, b
     return rel, rec, True
 
 
+def unchecked(brain) -> list[tuple[str, Record]]:
+    """(path, record) of every live record the offline distiller wrote and no one has confirmed yet,
+    newest first: what ``aida brain review`` goes through."""
+    from brain_core.marks import OFFLINE_TAG
+
+    out = [(rel, rec) for rel, rec in brain.records(("memories",)) if OFFLINE_TAG in rec.tags]
+    out.sort(key=lambda pr: (pr[1].created or "", pr[0]), reverse=True)
+    return out
+
+
 def _reindex(brain, tx) -> list[str]:
     """INDEX.md and its shelf as they are now, written into the move's transaction when they
     changed (one commit for the forget, and INDEX.md never lists a forgotten record)."""

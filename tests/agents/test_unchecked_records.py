@@ -123,5 +123,5 @@ def test_the_overview_counts_what_is_unchecked(brain, tmp_path, capsys):
     assert not any(r["unchecked"] for r in o["newest"] if r["path"] != OFFLINE)
     assert main(["--brain", str(brain.root), "brain", "overview"]) == 0
     out = capsys.readouterr().out
-    assert "1 of them read offline and unchecked" in out and "aida brain confirm KEY" in out
+    assert "1 of them read offline and unchecked" in out and "aida brain review" in out
     assert next(x for x in out.splitlines() if "exponential-backoff" in x).endswith("; unchecked)")
