@@ -31,6 +31,7 @@ from brain_core.answer.router import Route, Router, load_router, names_known_thi
 from brain_core.brain.dedupe import collapse_hits
 from brain_core.errors import InvalidInput, ProviderError
 from brain_core.llm import make_provider
+from brain_core.marks import OFFLINE_TAG
 from brain_core.recall.confidence import NONE, STRONG, WEAK
 from brain_core.records import now_iso
 
@@ -39,7 +40,7 @@ CACHE_DIR = Path(".aida") / "cache" / "answers"
 SYSTEM_MEMORY = (
     "You are Aida, the user's personal memory. Answer the question from the numbered records below, briefly and "
     "plainly. Cite every record you use as [key, date]. If the records do not answer the question, say so; never "
-    "invent facts that are not in them."
+    "invent facts that are not in them. When the answer rests on a record marked unchecked, say it is unchecked."
 )
 SYSTEM_PLAIN = "You are Aida, a concise assistant. Answer the question briefly and plainly."
 MAX_BODY_IN_PROMPT = 1500
@@ -284,7 +285,8 @@ def build_prompt(question: str, hits: list | None, corrections: tuple[str, ...] 
 def _prompt_record(i: int, h) -> str:
     r = h.record
     body = r.body if len(r.body) <= MAX_BODY_IN_PROMPT else r.body[:MAX_BODY_IN_PROMPT] + "…"
-    return f"[{i}] {r.key} ({str(r.created)[:10]}, {r.type}, from {r.profile}):\n{body}"
+    unchecked = ", unchecked: lifted from a session with no model, not yet confirmed" if OFFLINE_TAG in r.tags else ""
+    return f"[{i}] {r.key} ({str(r.created)[:10]}, {r.type}, from {r.profile}{unchecked}):\n{body}"
 
 
 def _hit_from_json(d: dict):

@@ -2,7 +2,8 @@
 has nothing, and what it tried.
 
 - ``strong`` hits: the sentence(s) of each that answer the question, with key, date and origin
-  ("from a Codex session on 2026-04-20") when an agent or a meeting wrote it;
+  ("from a Codex session on 2026-04-20") when an agent or a meeting wrote it, and "unchecked: read
+  offline" when the offline distiller did;
 - only ``weak`` hits: "The closest I have is ...", the one closest record, marked as such;
 - nothing: "I have nothing about <topic> in your brain (searched: <words tried>)": an empty search
   says what it searched for, so the user can tell a gap in the brain from a bad question.
@@ -14,6 +15,7 @@ import re
 from typing import Any, Iterable, Sequence
 
 from brain_core.llm.none import Extract, best_sentences, citation, terms
+from brain_core.marks import OFFLINE_TAG
 from brain_core.recall.confidence import IGNORED, STRONG, WEAK, content_words
 from brain_core.recall.coverage import near_miss_text
 from brain_core.recall.recency import header as recency_header
@@ -42,7 +44,8 @@ def searched(question: str) -> str:
 def _line(question: str, hit, superseded: str = "") -> str:
     record = getattr(hit, "record", hit)
     sentence = best_sentences(question, str(getattr(record, "body", "")))
-    where = "; ".join(filter(None, [origin(record), superseded]))
+    unchecked = "unchecked: read offline" if OFFLINE_TAG in (getattr(record, "tags", None) or ()) else ""
+    where = "; ".join(filter(None, [origin(record), unchecked, superseded]))
     others = [o for o in (_also(a) for a in getattr(hit, "also", None) or ()) if o]
     if others:
         where = "; ".join(filter(None, [where, "also " + ", ".join(dict.fromkeys(others))]))

@@ -16,6 +16,7 @@ from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from brain_core.recall.hybrid import RecallParams
 from brain_core.records import Record
 from tests.helpers.harvest_homes import make_homes
+from tests.helpers.keyring_memory import memory_keyring  # noqa: F401  (fixture)
 
 T0 = 1_787_000_000.0
 OFFLINE = "memories/claude/exponential-backoff-capped-six-attempts-total.json"
@@ -125,3 +126,30 @@ def test_the_overview_counts_what_is_unchecked(brain, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "1 of them read offline and unchecked" in out and "aida brain review" in out
     assert next(x for x in out.splitlines() if "exponential-backoff" in x).endswith("; unchecked)")
+
+
+def test_an_answer_resting_on_an_unchecked_record_says_so(brain, tmp_path, memory_keyring):
+    """Offline, the cited line names it unchecked; with a model, the prompt marks it and asks the model
+    to say so (what a local OpenAI-compatible server receives)."""
+    from brain_core.answer.ask import ask
+    from tests.helpers.fake_llm_server import FakeLLMServer
+
+    _harvested(brain, tmp_path)
+    question = "What did we decide about the webhook retry backoff?"
+    offline = ask(brain, question, llm=None)
+    line = next(x for x in offline.text.splitlines() if "exponential-backoff" in x)
+    assert "unchecked: read offline" in line
+    person = ask(brain, "How are invoices numbered per tenant?", llm=None)
+    assert "invoice-numbers" in person.text and "unchecked" not in person.text
+
+    with FakeLLMServer("Retries back off exponentially, capped at six; that record is unchecked.") as server:
+        brain.config.set("llm.provider", "openai-compatible")
+        brain.config.set("llm.base_url", server.url + "/v1")
+        brain.config.set("llm.model", "test-model")
+        answered = ask(brain, question)
+        sent = [r for r in server.requests if r["method"] == "POST"][-1]["body"]["messages"]
+    assert answered.provider == "openai-compatible" and "unchecked" in answered.text
+    system, user = sent[0]["content"], sent[-1]["content"]
+    assert "say it is unchecked" in system
+    head = next(x for x in user.splitlines() if "exponential-backoff-capped-six-attempts-total (" in x)
+    assert "unchecked: lifted from a session with no model" in head
