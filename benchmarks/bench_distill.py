@@ -1,8 +1,8 @@
-"""The offline distiller on whole real sessions: precision and recall on the labelled set, six splits.
+"""The offline distiller on whole real sessions: precision and recall on the labelled set, seven splits.
 
     .venv/bin/python benchmarks/bench_distill.py [--baseline REF] [-v]
 
-Reads the 146 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
+Reads the 171 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
 PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
 extractive distiller, redact again) and scores the records kept against the hand labels in
 tests/fixtures/distill_labels.json (see tests/helpers/distill_labelled.py for the matching rule; precision is
@@ -13,7 +13,9 @@ them, never used for tuning; unseen: 29 sessions from other repositories, collec
 after the distiller was changed, scored once blind, then read for the rules that followed; blind2: 27
 sessions from five more repositories, collected and labelled blind after those rules, scored once blind,
 then read for more rules; blind3: 25 sessions (18 Claude Code, 7 Codex CLI) from five more, labelled
-blind after those, scored once blind, then used only to choose between two sets of rules, never read):
+blind after those, scored once blind, then used only to choose between two sets of rules, never read;
+blind4: 25 sessions (19 Claude Code, 6 Codex CLI) from five more, labelled blind once the offline records
+were marked unchecked, scored once blind with no rule changed since, then its wrong person rules read):
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 
@@ -21,7 +23,7 @@ from one session.
 script from a temporary worktree of that revision with this checkout's labels and sessions.
 Leave-one-project-out figures over the development splits: ``benchmarks/distill_cv.py``.
 ``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
-half only (``--held-out-details`` adds the other five splits: for reporting, never while tuning).
+half only (``--held-out-details`` adds the other six splits: for reporting, never while tuning).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3")
+SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4")
 
 
 def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS) -> dict:

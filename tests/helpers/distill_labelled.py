@@ -1,4 +1,4 @@
-"""The distiller's whole-session labelled set: 146 real sessions and what a careful engineer keeps.
+"""The distiller's whole-session labelled set: 171 real sessions and what a careful engineer keeps.
 
 ``tests/fixtures/distill_labels.json`` labels each file of ``tests/fixtures/real_sessions/`` (see the
 PROVENANCE.md there) by hand: the agent's findings (root causes, "X stores Y in Z", commands that
@@ -7,7 +7,7 @@ record matches an item when every keyword occurs in its body (case-insensitive; 
 Precision is strict: a kept record that matches no item of its session counts as noise, however
 reasonable it reads. The split is fixed (file-name order, every second session held out); two later
 splits, ``fresh`` and ``unseen``, were labelled before the distiller ran on them (``unseen`` was read
-for rules once its blind figures were reported); ``blind2`` and ``blind3``, labelled the same way
+for rules once its blind figures were reported); ``blind2``, ``blind3`` and ``blind4``, labelled the same way
 after those rules, were each scored blind once (blind2 was then read for rules, and blind3 chose
 between two sets of them; see benchmarks/bench_distill.py).
 
