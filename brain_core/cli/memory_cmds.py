@@ -12,25 +12,19 @@ def register(sub, groups) -> None:
                      description="Move the record to archive/ with the reason, the date and who asked, in one "
                                  "commit. Nothing recalls it any more (recall --archived still finds it); "
                                  "`aida brain restore KEY` undoes it, and `remember --key KEY` writes a correction.")
-    p.add_argument("key", metavar="KEY", help="the record's key (or its path, e.g. memories/me/x.json)")
-    p.add_argument("--profile", help="which profile's record, when several hold the key")
+    _one_record(p, "the record's key (or its path, e.g. memories/me/x.json)")
     p.add_argument("--reason", default="", metavar="TEXT", help="why it is wrong or stale (kept with it)")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_forget)
 
     p = g.add_parser("restore", help="bring a forgotten record back where it lived (undoes forget)")
-    p.add_argument("key", metavar="KEY", help="the forgotten record's key (or its archive path)")
-    p.add_argument("--profile", help="which profile's record, when several hold the key")
-    p.add_argument("--json", action="store_true")
+    _one_record(p, "the forgotten record's key (or its archive path)")
     p.set_defaults(func=cmd_restore)
 
     p = g.add_parser("confirm", help="mark a record the offline distiller wrote as read and right (no longer unchecked)",
                      description="Take the harvest:offline tag and the lower confidence off a record that a "
                                  "person has read and found right, in place (same id), in one commit. The "
                                  "session-start block and recall then show it like any other record.")
-    p.add_argument("key", metavar="KEY", help="the record's key (or its path, e.g. memories/claude/x.json)")
-    p.add_argument("--profile", help="which profile's record, when several hold the key")
-    p.add_argument("--json", action="store_true")
+    _one_record(p, "the record's key (or its path, e.g. memories/claude/x.json)")
     p.set_defaults(func=cmd_confirm)
 
     p = g.add_parser("review", help="go through the records read offline: confirm the right ones, forget the wrong",
@@ -50,6 +44,13 @@ def register(sub, groups) -> None:
                    help="read the agent's hook JSON on stdin and answer in its hook format")
     p.add_argument("--cwd", help="the session's folder (default: the hook's cwd, else this folder)")
     p.set_defaults(func=cmd_session_start)
+
+
+def _one_record(p, what: str) -> None:
+    """The arguments of a command about one record: its key (or path), --profile, --json."""
+    p.add_argument("key", metavar="KEY", help=what)
+    p.add_argument("--profile", help="which profile's record, when several hold the key")
+    p.add_argument("--json", action="store_true")
 
 
 def cmd_forget(args, ctx) -> int:
