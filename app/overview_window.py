@@ -3,8 +3,9 @@
 A bar chart of records per month (stacked by type, painted with QPainter: no chart or web
 module needed), the newest memories with their origin, what the last harvest kept and dropped,
 INDEX.md's budget as a gauge (with ``aida brain budget``'s exit code), the catalog's freshness,
-and the entries no session has used (when the usage audit is there). Double-clicking a row or
-clicking a gauge opens the file it stands for. The data is :func:`brain_core.lifecycle.overview.overview`.
+the entries no session has used (when the usage audit is there), and the records read offline that
+no one has checked, each confirmed or forgotten with a button. Double-clicking a row or clicking a
+gauge opens the file it stands for. The data is :func:`brain_core.lifecycle.overview.overview`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -91,7 +93,7 @@ class OverviewWindow(QWidget):
         self._brain_factory = brain_factory
         self._opener = opener
         self.setWindowTitle("Aida: overview")
-        self.setMinimumSize(760, 560)
+        self.setMinimumSize(760, 700)
         self.data: dict[str, Any] = {}
         grid = QGridLayout(self)
 
@@ -120,9 +122,29 @@ class OverviewWindow(QWidget):
         hv.addWidget(self.catalog_label)
         grid.addWidget(health, 2, 0)
         self.unused = self._list("Never used by a session", grid, 2, 1)
+
+        review = QGroupBox("Read offline, unchecked: confirm the right ones, forget the wrong (double-click to open)")
+        rv = QVBoxLayout(review)
+        self.unchecked = QListWidget()
+        self.unchecked.itemDoubleClicked.connect(lambda item: self._open(item.data(Qt.ItemDataRole.UserRole)))
+        self.unchecked.currentItemChanged.connect(lambda *_: self._can_judge())
+        rv.addWidget(self.unchecked)
+        buttons = QHBoxLayout()
+        self.review_note = QLabel("")
+        self.review_note.setWordWrap(True)
+        self.confirm_button = QPushButton("Confirm: it is right")
+        self.forget_button = QPushButton("Forget: it is wrong")
+        self.confirm_button.clicked.connect(lambda: self._judge("confirm"))
+        self.forget_button.clicked.connect(lambda: self._judge("forget"))
+        buttons.addWidget(self.review_note, 1)
+        buttons.addWidget(self.confirm_button)
+        buttons.addWidget(self.forget_button)
+        rv.addLayout(buttons)
+        grid.addWidget(review, 3, 0, 1, 2)
+
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
-        grid.addWidget(refresh, 3, 1, alignment=Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(refresh, 4, 1, alignment=Qt.AlignmentFlag.AlignRight)
         self.refresh()
 
     def _list(self, title: str, grid: QGridLayout, row: int, col: int) -> QListWidget:
@@ -148,9 +170,15 @@ class OverviewWindow(QWidget):
     def show_data(self, data: dict[str, Any]) -> None:
         self.data = data
         self.chart.set_months(data["by_month"])
-        self.total.setText(f"{data['records']} records in all")
-        self._fill(self.newest, [(f"{r['created'][:10]}  {r['key']} · {r['type']}: {r['first_line'][:60]}\n    {r['origin']}",
-                                  r["path"]) for r in data["newest"]], "No memories yet.")
+        unchecked = data.get("unchecked", 0)
+        self.total.setText(f"{data['records']} records in all" + (f", {unchecked} unchecked" if unchecked else ""))
+        self._fill(self.unchecked, [(f"{r['key']} · {r['type']}: {r['first_line'][:90]}\n    {r['origin']}", r["path"])
+                                    for r in data.get("unchecked_newest", [])],
+                   "Nothing to review: every record was read by a model or by you.")
+        self._can_judge()
+        self._fill(self.newest, [(f"{r['created'][:10]}  {r['key']} · {r['type']}: {r['first_line'][:60]}\n    {r['origin']}"
+                                  + ("; unchecked" if r.get("unchecked") else ""), r["path"]) for r in data["newest"]],
+                   "No memories yet.")
         rows = []
         for h in data["last_harvest"]:
             if "error" in h:
@@ -179,6 +207,38 @@ class OverviewWindow(QWidget):
         else:
             self._fill(self.unused, [(f"{u['key']} ({u['where']})", u["path"]) for u in unused],
                        "Every entry has been used.")
+
+    def _can_judge(self) -> None:
+        item = self.unchecked.currentItem()
+        ok = item is not None and bool(item.data(Qt.ItemDataRole.UserRole))
+        self.confirm_button.setEnabled(ok)
+        self.forget_button.setEnabled(ok)
+
+    def _judge(self, verdict: str) -> None:
+        """Confirm or forget the selected unchecked record (one commit each), then show the brain again."""
+        from brain_core.errors import BrainError
+        from brain_core.lifecycle.forget import confirm, forget
+
+        item = self.unchecked.currentItem()
+        rel = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        if not rel:
+            return
+        brain = self._brain_factory()
+        try:
+            if verdict == "confirm":
+                _, rec, _ = confirm(brain, rel)
+                self.review_note.setText(f"Confirmed {rec.key}: no longer unchecked.")
+            else:
+                moved = forget(brain, rel, reason="wrong: found so in the overview", by="overview")
+                self.review_note.setText(f"Forgot {moved.record.key}; `aida brain restore {moved.record.key}` "
+                                         "brings it back.")
+        except BrainError as e:
+            self.review_note.setText(str(e))
+        finally:
+            close = getattr(brain, "close", None)
+            if close:
+                close()
+        self.refresh()
 
     @staticmethod
     def _fill(lw: QListWidget, rows: list[tuple[str, str | None]], empty: str) -> None:

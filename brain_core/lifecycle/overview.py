@@ -7,7 +7,7 @@
 - ``by_month``: records made per month, per type and per source (an agent, a meeting, by hand),
   the newest ``months`` months, oldest first: the data of the overview's chart;
 - ``newest``: the newest records with their origin ("from a Codex session on 2026-11-02") and whether
-  each is unchecked;
+  each is unchecked; ``unchecked_newest``: the newest 50 unchecked ones, for review;
 - ``last_harvest``: per agent, when it last ran and, for its sessions, what was kept and what
   was read and dropped (nothing worth keeping);
 - ``backfill``: the whole last backfill (``harvest/backfill.json``): sessions read, records kept,
@@ -31,6 +31,7 @@ from brain_core.records import AGENT_NAMES
 from brain_core.records import origin as source_origin
 
 SOURCE_KINDS = ("claude", "codex", "gemini", "meeting", "mirror")
+REVIEW_ROWS = 50  # the newest unchecked records the overview lists for review
 
 
 def origin(record) -> str:
@@ -66,19 +67,26 @@ def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:
         by_source[month][source_kind(rec)] += 1
         recent.append((str(rec.created or ""), path, rec))
     recent.sort(key=lambda t: t[0], reverse=True)
+    unchecked_newest = [(c, p, r) for c, p, r in recent if OFFLINE_TAG in r.tags][:REVIEW_ROWS]
     keep = sorted(m for m in by_type if m != "unknown")[-months:]
     return {
         "records": total,
         "unchecked": unchecked,
         "by_month": [{"month": m, "types": dict(by_type[m]), "sources": dict(by_source[m])} for m in keep],
-        "newest": [{"path": p, "key": r.key, "type": r.type, "first_line": r.body.strip().splitlines()[0][:160]
-                    if r.body.strip() else "", "origin": origin(r), "created": c, "unchecked": OFFLINE_TAG in r.tags} for c, p, r in recent[:newest]],
+        "newest": [_row(c, p, r) for c, p, r in recent[:newest]],
+        "unchecked_newest": [_row(c, p, r) for c, p, r in unchecked_newest],
         "last_harvest": last_harvest(brain),
         "backfill": last_backfill(brain),
         "index_budget": _budget(brain),
         "catalog": _catalog(brain),
         "never_used": _never_used(brain),
     }
+
+
+def _row(created: str, path: str, r) -> dict[str, Any]:
+    first = r.body.strip().splitlines()[0][:160] if r.body.strip() else ""
+    return {"path": path, "key": r.key, "type": r.type, "first_line": first, "origin": origin(r), "created": created,
+            "unchecked": OFFLINE_TAG in r.tags}
 
 
 def last_harvest(brain) -> list[dict[str, Any]]:

@@ -101,6 +101,44 @@ def test_overview_shows_the_brain_and_links_to_files(qtbot, brain):
     assert {"#4c78a8", "#f28e2b", "#b07aa1"} <= colours  # a bar segment per type, in its colour
 
 
+def test_the_overview_confirms_and_forgets_what_was_read_offline(qtbot, brain):
+    from app.overview_window import OverviewWindow
+    from brain_core.marks import OFFLINE_TAG
+
+    brain.remember_many([{"body": body, "key": key, "profile": "claude", "type": "fact", "tags": [OFFLINE_TAG],
+                          "confidence": 0.5, "source": f"claude:session:{key}", "created": created}
+                         for body, key, created in (
+                             ("The ledger API rate-limits bursts above 50 requests a second.", "ledger-rate-limit",
+                              "2026-08-20T10:00:00Z"),
+                             ("We will move the office printers to the third floor.", "printer-move",
+                              "2026-08-21T10:00:00Z"))])
+    brain.remember("Deploys need two approvals.", type="instruction", key="two-approvals", profile="me")
+    w = OverviewWindow(lambda: brain)
+    qtbot.addWidget(w)
+    assert w.total.text() == "3 records in all, 2 unchecked"
+    rows = [w.unchecked.item(i).text() for i in range(w.unchecked.count())]
+    assert len(rows) == 2 and rows[0].startswith("printer-move") and rows[1].startswith("ledger-rate-limit")
+    assert not w.confirm_button.isEnabled() and not w.forget_button.isEnabled()  # nothing chosen yet
+    assert any("; unchecked" in w.newest.item(i).text() for i in range(w.newest.count()))
+
+    w.unchecked.setCurrentRow(1)
+    assert w.confirm_button.isEnabled()
+    w.confirm_button.click()
+    assert "Confirmed ledger-rate-limit" in w.review_note.text()
+    ledger = json.loads((brain.root / "memories/claude/ledger-rate-limit.json").read_text())
+    assert OFFLINE_TAG not in ledger["tags"] and ledger["confidence"] == 1
+    assert w.total.text() == "3 records in all, 1 unchecked" and w.unchecked.count() == 1
+
+    w.unchecked.setCurrentRow(0)
+    w.forget_button.click()
+    assert "Forgot printer-move" in w.review_note.text()
+    assert not (brain.root / "memories/claude/printer-move.json").exists()
+    gone = [json.loads(f.read_text()) for f in (brain.root / "archive").rglob("printer-move*.json")]
+    assert gone and gone[0]["forgotten"]["by"] == "overview"
+    assert w.total.text() == "2 records in all"
+    assert w.unchecked.item(0).text().startswith("Nothing to review") and not w.confirm_button.isEnabled()
+
+
 def test_overview_of_an_empty_brain_says_so(qtbot, brain):
     from app.overview_window import OverviewWindow
 
