@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from brain_core.answer.ask import answered_how
+from brain_core.marks import OFFLINE_TAG
 
 SNIPPET = 200
 TYPE_COLOURS = {"decision": "#7c3aed", "fact": "#0f766e", "instruction": "#b45309", "preference": "#be185d",
@@ -99,8 +100,12 @@ class ResultCard(QFrame):
         also = len(getattr(hit, "also", None) or ())
         self.meta_label = _label(("closest · " if self.closest else "") + f"{date_of(r.created)} · {r.profile}"
                                  + (f" · +{also} source{'s' if also != 1 else ''}" if also else "")
-                                 + (" · stale" if hit.stale else ""))
+                                 + (" · stale" if hit.stale else "")
+                                 + (" · unchecked" if OFFLINE_TAG in r.tags else ""))
         self.meta_label.setStyleSheet("color: #6b7280;")
+        if OFFLINE_TAG in r.tags:
+            self.meta_label.setToolTip("Read offline, with no model: no one has checked it yet (the Overview "
+                                       "window confirms or forgets it)")
         self.why = QToolButton()
         self.why.setText("why")
         self.why.setCheckable(True)

@@ -199,3 +199,21 @@ def test_opening_or_copying_a_result_counts_as_a_use_showing_does_not(qtbot, pop
         qtbot.keyClick(popup.search, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: usage.reasons(path) == {"opened": 1, "copied": 1}, timeout=10000)
     usage.close()
+
+
+def test_a_card_says_when_its_memory_was_read_offline(qtbot):
+    from app.cards import ResultCard
+    from brain_core.marks import OFFLINE_TAG
+    from brain_core.recall.hybrid import Hit
+    from brain_core.records import Record
+
+    def card(tags):
+        rec = Record(id="20260820-100000000-abcdef", type="fact", key="ledger-rate-limit", profile="claude",
+                     body="The ledger API rate-limits bursts.", tags=tags, created="2026-08-20T10:00:00Z")
+        c = ResultCard(Hit(rec, "memories/claude/ledger-rate-limit.json", 1.0, confidence="strong"))
+        qtbot.addWidget(c)
+        return c
+
+    unchecked = card([OFFLINE_TAG])
+    assert unchecked.meta_label.text().endswith(" · unchecked") and "no one has checked" in unchecked.meta_label.toolTip()
+    assert "unchecked" not in card([]).meta_label.text()
