@@ -154,8 +154,8 @@ def _show(found, steps, level) -> None:
           + (f" (auto would use {found.auto_provider})" if found.llm_provider in ("none", "auto") else ""))
     print(f"Sessions: {found.pending_sessions} quiet, ready to learn from; {found.active_sessions} changed in the "
           f"last {found.quiet_minutes:g} minutes"
-          + (f"; {found.offline_sessions} read offline, leaving {found.offline_records} unchecked records"
-             if found.offline_sessions else ""))
+          + (f"; {found.offline_sessions} read offline, leaving {found.offline_records} unchecked "
+             f"record{'s' if found.offline_records != 1 else ''}" if found.offline_sessions else ""))
     print(f"Microphone: {', '.join(found.microphones) if found.microphones else found.microphone_error}")
     if level is not None:
         print(f"Microphone test: {level[1]}" + (f" (peak {level[0]:.2f})" if level[0] is not None else ""))
