@@ -180,7 +180,8 @@ def test_llm_good_answer(llm_server, provider):
     assert all(r["profile"] == "claude" and r["source"] == s.source for r in recs)
     sent = llm_server.requests[0]
     system, user = sent["messages"][0]["content"], sent["messages"][1]["content"]
-    assert "decisions together with the reasons" in system
+    assert "what the agent found that stays true" in system and "decisions with the reasons" in system
+    assert "keep only the later version" in system  # what a later turn corrected is not kept
     assert sent["response_format"] == {"type": "json_object"}
     assert "Project: acme-billing" in user and "Go with exponential backoff" in user
     assert "sk_live_51Hx" not in user and "AKIAIOSFODNN7EXAMPLE" not in user  # secrets never reach a model
