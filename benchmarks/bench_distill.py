@@ -19,6 +19,8 @@ were marked unchecked, scored once blind with no rule changed since, then its wr
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 
+``--provider NAME`` scores the model path instead (the distiller a user with a model gets: an agent's CLI
+or an API provider, with its default settings, one call per session).
 ``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
 script from a temporary worktree of that revision with this checkout's labels and sessions.
 Leave-one-project-out figures over the development splits: ``benchmarks/distill_cv.py``.
@@ -40,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4")
 
 
-def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS) -> dict:
+def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS, llm=None) -> dict:
     import brain_core  # noqa: F401  (first: with --json, the baseline's, from PYTHONPATH)
     sys.path.insert(0, str(tests_dir.parent))  # this checkout's labels and scorer (tests/helpers/)
     from tests.helpers.distill_labelled import harvest, load, score
@@ -49,7 +51,7 @@ def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=S
     for split in splits:
         cases = load(split)
         for c in cases:
-            c.kept = harvest(c)
+            c.kept = harvest(c, llm=llm)
         sc = score(cases)
         out[split] = {"sessions": sc.sessions, "kept": sc.kept, "right": sc.right, "labelled": sc.labelled,
                       "found": sc.found, "precision": sc.precision, "recall": sc.recall,
@@ -79,6 +81,9 @@ def main() -> None:
                     help="with -v, list the held_out, fresh and unseen splits' noise and misses too (not while tuning)")
     ap.add_argument("--split", choices=SPLITS, action="append",
                     help="score only this split (repeatable); while tuning, --split tune")
+    ap.add_argument("--provider", metavar="NAME",
+                    help="score the model path instead: an llm.provider (claude-code, codex, gemini-cli, auto, openai, "
+                         "...) with its default settings; one call per session, on the provider's usage")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # used for --baseline
     ap.add_argument("--tests", default=str(ROOT / "tests"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -99,7 +104,16 @@ def main() -> None:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False)
         show(f"before ({args.baseline})", base)
     sys.path.insert(0, str(ROOT))
-    show("after", run(args.verbose, ROOT / "tests", args.held_out_details, tuple(args.split or SPLITS)))
+    llm = None
+    if args.provider:
+        from brain_core.llm import make_provider
+
+        # an agent CLI's call budget (llm.cli.calls_per_hour, 30) would stop the run part-way: one call a session
+        llm = make_provider({"llm": {"provider": args.provider, "cli": {"calls_per_hour": 1000, "calls_per_day": 1000}}})
+        if llm is None:
+            sys.exit(f"--provider {args.provider} gives no model on this machine (none found, or none configured).")
+    show("after" if llm is None else f"model {llm.name}",
+         run(args.verbose, ROOT / "tests", args.held_out_details, tuple(args.split or SPLITS), llm=llm))
 
 
 if __name__ == "__main__":
