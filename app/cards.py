@@ -104,8 +104,8 @@ class ResultCard(QFrame):
                                  + (" · unchecked" if OFFLINE_TAG in r.tags else ""))
         self.meta_label.setStyleSheet("color: #6b7280;")
         if OFFLINE_TAG in r.tags:
-            self.meta_label.setToolTip("Read offline, with no model: no one has checked it yet (the Overview "
-                                       "window confirms or forgets it)")
+            self.meta_label.setToolTip("Read offline, with no model: no one has checked it yet (\"It's right\" "
+                                       "confirms it, \"Forget this\" archives it)")
         self.why = QToolButton()
         self.why.setText("why")
         self.why.setCheckable(True)
@@ -122,6 +122,13 @@ class ResultCard(QFrame):
         head.addWidget(self.key_label, 1)
         head.addWidget(self.meta_label)
         head.addWidget(self.why)
+        self.confirm = None  # "It's right": only on a record read offline, which no one has checked yet
+        if OFFLINE_TAG in r.tags:
+            self.confirm = QToolButton()
+            self.confirm.setText("It's right")
+            self.confirm.setToolTip("This memory, read offline, is right: no longer unchecked")
+            self.confirm.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            head.addWidget(self.confirm)
         head.addWidget(self.forget)
         self.snippet = _label(snippet(r.body))
         self.snippet.setWordWrap(True)

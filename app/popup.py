@@ -155,6 +155,7 @@ class RecallPopup(QWidget):
         service.failed.connect(self._failed)
         service.forgotten.connect(self._forgotten)
         service.restored.connect(self._restored)
+        service.confirmed.connect(self._confirmed)
 
     # -- showing ------------------------------------------------------------------------------------
 
@@ -304,6 +305,18 @@ class RecallPopup(QWidget):
         self.notice_bar.show()
         self._say("")
 
+    @Slot(str, str)
+    def _confirmed(self, rel: str, key: str) -> None:
+        for i in range(self.results.count()):
+            card = self.results.itemWidget(self.results.item(i))
+            if card is not None and card.hit.path == rel and card.confirm is not None:
+                card.confirm.hide()
+                card.meta_label.setText(card.meta_label.text().replace(" · unchecked", ""))
+                card.meta_label.setToolTip("")
+        self.notice.setText(f"Confirmed {key}: no longer unchecked.")
+        self.undo.hide()
+        self.notice_bar.show()
+
     @Slot(object)
     def _restored(self, moved: Any) -> None:
         self.last_forgotten = None
@@ -332,6 +345,8 @@ class RecallPopup(QWidget):
             card = ResultCard(hit)
             card.whyToggled.connect(lambda _on: self._sync_sizes())
             card.forget.clicked.connect(lambda _c=False, c=card: self.forget_current(c))
+            if card.confirm is not None:
+                card.confirm.clicked.connect(lambda _c=False, c=card: self.service.confirm(c.hit.path))
             self.results.addItem(item)
             self.results.setItemWidget(item, card)
         if self.results.count():

@@ -79,6 +79,7 @@ class AidaService(QObject):
     feedbackSaved = Signal(object)  # the lesson Record
     forgotten = Signal(object)  # brain_core.lifecycle.forget.Moved: a record the user forgot (to archive/)
     restored = Signal(object)  # brain_core.lifecycle.forget.Moved: a forgotten record brought back
+    confirmed = Signal(str, str)  # path, key: a record read offline the user found right
     harvestFinished = Signal(bool, str)  # ok, the sweep's last output line
     failed = Signal(str, str)  # (what was being done, one-sentence message)
     stateChanged = Signal(str)
@@ -205,6 +206,14 @@ class AidaService(QObject):
 
         self.front.submit("forgetting", lambda brain, _r: forget(brain, rel, reason=reason, by="popup"),
                           self.forgotten.emit, lambda m: self._fail("forgetting", m))
+
+    def confirm(self, rel: str) -> None:
+        """"It's right" on a record read offline: no longer unchecked (:func:`brain_core.lifecycle.forget.confirm`)."""
+        from brain_core.lifecycle.forget import confirm
+
+        self.front.submit("confirming", lambda brain, _r: confirm(brain, rel)[:2],
+                          lambda done: self.confirmed.emit(done[0], done[1].key),
+                          lambda m: self._fail("confirming", m))
 
     def restore(self, rel: str) -> None:
         """Undo a forget: the archived record (``rel`` under ``archive/``) goes back where it lived."""

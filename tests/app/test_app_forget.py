@@ -61,3 +61,24 @@ def test_ctrl_delete_forgets_the_selected_result(qtbot, popup, service, filled):
         qtbot.keyClick(popup.search, Qt.Key.Key_Delete, Qt.KeyboardModifier.ControlModifier)
     assert not (filled.root / "memories" / "codex" / "webhook-retry-policy.json").exists()
     assert "webhook-retry-policy" not in _keys(popup)
+
+
+def test_its_right_confirms_a_memory_read_offline(qtbot, popup, service, filled):
+    from brain_core.marks import OFFLINE_TAG
+
+    filled.remember_many([{"body": "The staging database is restored from the nightly snapshot at 02:00 UTC.",
+                           "key": "staging-restore", "profile": "claude", "type": "fact", "tags": [OFFLINE_TAG],
+                           "confidence": 0.5}])
+    _search(qtbot, popup, service, "staging database nightly snapshot")
+    cards = [popup.results.itemWidget(popup.results.item(i)) for i in range(popup.results.count())]
+    card = next(c for c in cards if c.hit.record.key == "staging-restore")
+    assert card.confirm is not None and card.meta_label.text().endswith(" · unchecked")
+    assert all(c.confirm is None for c in cards if c is not card)  # a checked memory has no such button
+    with qtbot.waitSignal(service.confirmed, timeout=20000) as got:
+        card.confirm.click()
+    assert got.args == ["memories/claude/staging-restore.json", "staging-restore"]
+    on_disk = json.loads((filled.root / "memories" / "claude" / "staging-restore.json").read_text())
+    assert OFFLINE_TAG not in on_disk["tags"] and on_disk["confidence"] == 1
+    assert card.confirm.isHidden() and "unchecked" not in card.meta_label.text()
+    assert popup.notice_bar.isVisible() and "Confirmed staging-restore" in popup.notice.text()
+    assert not popup.undo.isVisible()

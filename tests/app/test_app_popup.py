@@ -216,4 +216,5 @@ def test_a_card_says_when_its_memory_was_read_offline(qtbot):
 
     unchecked = card([OFFLINE_TAG])
     assert unchecked.meta_label.text().endswith(" · unchecked") and "no one has checked" in unchecked.meta_label.toolTip()
+    assert unchecked.confirm is not None and card([]).confirm is None
     assert "unchecked" not in card([]).meta_label.text()
