@@ -98,10 +98,10 @@ class ResultCard(QFrame):
         self.key_label = _label(f"<b>{html.escape(r.key or hit.path)}</b>", rich=True)
         self.closest = getattr(hit, "confidence", None) == "weak"
         also = len(getattr(hit, "also", None) or ())
-        self.meta_label = _label(("closest · " if self.closest else "") + f"{date_of(r.created)} · {r.profile}"
-                                 + (f" · +{also} source{'s' if also != 1 else ''}" if also else "")
-                                 + (" · stale" if hit.stale else "")
-                                 + (" · unchecked" if OFFLINE_TAG in r.tags else ""))
+        self._meta = (("closest · " if self.closest else "") + f"{date_of(r.created)} · {r.profile}"
+                      + (f" · +{also} source{'s' if also != 1 else ''}" if also else "")
+                      + (" · stale" if hit.stale else ""))
+        self.meta_label = _label(self._meta + (" · unchecked" if OFFLINE_TAG in r.tags else ""))
         self.meta_label.setStyleSheet("color: #6b7280;")
         if OFFLINE_TAG in r.tags:
             self.meta_label.setToolTip("Read offline, with no model: no one has checked it yet (\"It's right\" "
@@ -148,6 +148,13 @@ class ResultCard(QFrame):
         layout.addWidget(self.snippet)
         layout.addWidget(self.trace)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+
+    def confirmed(self) -> None:
+        """The user found this memory, read offline, right: no mark and no button any more."""
+        self.meta_label.setText(self._meta)
+        self.meta_label.setToolTip("")
+        if self.confirm is not None:
+            self.confirm.hide()
 
     @property
     def why_shown(self) -> bool:

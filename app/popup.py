@@ -309,10 +309,8 @@ class RecallPopup(QWidget):
     def _confirmed(self, rel: str, key: str) -> None:
         for i in range(self.results.count()):
             card = self.results.itemWidget(self.results.item(i))
-            if card is not None and card.hit.path == rel and card.confirm is not None:
-                card.confirm.hide()
-                card.meta_label.setText(card.meta_label.text().replace(" · unchecked", ""))
-                card.meta_label.setToolTip("")
+            if card is not None and card.hit.path == rel:
+                card.confirmed()
         self.notice.setText(f"Confirmed {key}: no longer unchecked.")
         self.undo.hide()
         self.notice_bar.show()

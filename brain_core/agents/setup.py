@@ -138,17 +138,13 @@ def detect(config, brain_path: Path, *, homes: dict[str, Path] | None = None) ->
 
 def _offline_records(brain, pending) -> int:
     """How many records the offline readings of these sessions left on the shelves (their watermark
-    lists them)."""
+    lists them: :func:`brain_core.harvest.backfill.offline_records`)."""
+    from brain_core.harvest.backfill import offline_records
     from brain_core.harvest.sources import get
-    from brain_core.harvest.watermark import Watermark
 
-    n = 0
-    marks: dict[str, Watermark] = {}
-    for p in pending:
-        wm = marks.get(p.tool) or marks.setdefault(p.tool, Watermark.load(brain, p.tool))
-        sid = get(p.tool).file_id(p.path)
-        n += sum((brain.root / rel).is_file() for rel in (wm.sessions.get(sid) or {}).get("records") or ())
-    return n
+    listed = offline_records(brain, {p.tool for p in pending})
+    return sum((brain.root / rel).is_file() for p in pending
+               for rel in listed.get((p.tool, get(p.tool).file_id(p.path)), ()))
 
 
 def _sessions(tool: str, home: Path) -> tuple[int, int, str | None]:

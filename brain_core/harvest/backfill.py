@@ -168,7 +168,7 @@ def backfill(brain, *, roots: dict[str, Path] | None = None, sources: tuple[str,
         on_progress(progress)
     kwargs = {} if llm is None else {"llm": llm}
     kwargs.update(force=force, reason="relearn" if relearn else None)
-    relearned = _offline_records(brain, {p.tool for p in todo}) if relearn else {}
+    relearned = offline_records(brain, {p.tool for p in todo}) if relearn else {}
     shared: set[str] = set()  # offline records other sessions share: retired once all of them are relearned
     i = 0
     stop = False
@@ -228,7 +228,7 @@ def save_summary(brain, progress: Progress, *, relearn: bool = False) -> None:
                      f"harvest: backfill, {progress.done} sessions, {progress.records} records")
 
 
-def _offline_records(brain, tools) -> dict[tuple[str, str], list[str]]:
+def offline_records(brain, tools) -> dict[tuple[str, str], list[str]]:
     """(tool, session id) -> the records its offline reading left, from the watermarks."""
     from brain_core.harvest.watermark import Watermark
 
