@@ -11,3 +11,15 @@ with a model and replaces the record.
 
 OFFLINE_TAG = "harvest:offline"
 OFFLINE_CONFIDENCE = 0.5
+
+
+def unchecked(rec) -> bool:
+    """Whether ``rec`` (a record) carries the offline distiller's mark."""
+    return OFFLINE_TAG in rec.tags
+
+
+def check(rec) -> None:
+    """Take the offline distiller's marks off ``rec``, in place: a person confirmed it, or a model
+    wrote the same thing."""
+    rec.tags = [t for t in rec.tags if t != OFFLINE_TAG]
+    rec.confidence = 1

@@ -309,6 +309,8 @@ class Brain:
                 if (old.body, old.type, old.tags, old.expires) == (rec.body, rec.type, rec.tags, rec.expires) \
                         and all(old.extra.get(k) == v for k, v in rec.extra.items()):
                     return Written(old, rel, False)  # nothing new: no file write, no commit
+                if OFFLINE_TAG in rec.tags and OFFLINE_TAG not in old.tags:
+                    return Written(old, rel, False)  # a checked record: a sentence read offline never replaces it
                 rec.supersedes = old.id
                 rec.extra = {**old.extra, **rec.extra}
                 rec.extra.pop("supersedes", None)

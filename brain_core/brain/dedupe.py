@@ -461,6 +461,7 @@ class Linker:
     def _add_source(self, path: str, rec):
         from brain_core.brain import Written
         from brain_core.errors import MalformedRecord
+        from brain_core.marks import check, unchecked
 
         try:
             existing = self.brain.get(path)
@@ -474,5 +475,7 @@ class Linker:
                for s in sources) or (existing.profile, existing.source) == (rec.profile, rec.source):
             return Written(existing, path, False)  # this writer's word is already there
         existing.extra["sources"] = sources + [entry]
+        if unchecked(existing) and not unchecked(rec):
+            check(existing)  # a model (or a person) wrote the same: no longer a lifted sentence alone
         self.brain._put(path, existing.to_json().encode("utf-8"))  # put back if the write fails
         return Written(existing, path, True)

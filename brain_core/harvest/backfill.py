@@ -242,9 +242,11 @@ def offline_records(brain, tools) -> dict[tuple[str, str], list[str]]:
 
 def _retire_replaced(brain, tool: str, outcomes, relearned, shared: set[str] | None = None) -> None:
     """Move to ``archive/`` the offline records of sessions a model has now read, where the model
-    did not keep the same key and no other session shares the record: nothing is kept twice. A
-    record another session shares goes to ``shared``, for :func:`_retire_shared`."""
+    did not keep the same key, the record is still unchecked (a confirmed one stays) and no other
+    session shares it: nothing is kept twice. A record another session shares goes to ``shared``,
+    for :func:`_retire_shared`."""
     from brain_core.errors import BrainError
+    from brain_core.marks import OFFLINE_TAG
     from brain_core.store.archive import archive_path
 
     moves = []
@@ -259,6 +261,8 @@ def _retire_replaced(brain, tool: str, outcomes, relearned, shared: set[str] | N
                 rec = brain.get(rel)
             except BrainError:
                 continue
+            if OFFLINE_TAG not in rec.tags:
+                continue  # confirmed since (aida brain confirm), or replaced by a checked record: it stays
             if rec.source != f"{tool}:session:{o.session}" or rec.extra.get("sources"):
                 if shared is not None:
                     shared.add(rel)

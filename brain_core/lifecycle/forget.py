@@ -164,7 +164,7 @@ def confirm(brain, key: str, profile: str | None = None) -> tuple[str, Record, b
     ``harvest:offline`` tag, ``confidence`` 1, in place (same id: a verdict, not new knowledge), with
     INDEX.md regenerated in the same commit. Returns (path, record, whether it changed); a record
     without the mark is left as it is."""
-    from brain_core.marks import OFFLINE_TAG
+    from brain_core.marks import OFFLINE_TAG, check
 
     with brain.lock():
         brain.git.ensure_writable()
@@ -172,8 +172,7 @@ def confirm(brain, key: str, profile: str | None = None) -> tuple[str, Record, b
         rec = Record.from_bytes((brain.root / rel).read_bytes(), rel)
         if OFFLINE_TAG not in rec.tags and rec.confidence == 1:
             return rel, rec, False
-        rec.tags = [t for t in rec.tags if t != OFFLINE_TAG]
-        rec.confidence = 1
+        check(rec)
         with brain.writing(f"confirm: {rel}") as tx:
             tx.put(rel, rec.to_json())
             _reindex(brain, tx)

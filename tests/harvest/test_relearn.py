@@ -128,3 +128,36 @@ def test_relearn_from_the_cli_and_a_model_that_goes_away(brain, home, fakes, cap
     set_mode(fakes, "claude", "ok")
     assert main(["--brain", str(brain.root), "brain", "backfill", "--relearn"]) == 0
     assert "Relearn: 3 sessions read" in capsys.readouterr().out
+
+
+def test_a_confirmed_record_outlives_relearn_and_a_later_offline_reading(brain, home, fakes):
+    from brain_core.harvest.run import sweep
+    from brain_core.lifecycle.forget import confirm
+
+    roots, paths = _sessions(home)
+    backfill(brain, roots=roots, sources=("claude",))
+    offline = _live(brain)
+    mine = next(p for p, r in offline.items() if "card numbers" in r.body)
+    rel, rec, changed = confirm(brain, offline[mine].key)
+    assert rel == mine and changed and OFFLINE_TAG not in rec.tags
+
+    # the same sentence in a new session, read offline: the confirmed record stays as it is
+    project = paths[0].parent
+    sid = "00000009-aaaa-4bbb-8ccc-dddddddddddd"
+    line = {"type": "user", "cwd": "/home/dev/acme-billing", "sessionId": sid, "uuid": "u9",
+            "timestamp": "2026-08-29T10:00:00Z", "message": {"role": "user", "content": RULES[1]}}
+    (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+    os.utime(project / f"{sid}.jsonl", (1.7e9 + 900, 1.7e9 + 900))
+    sweep(brain, roots=roots, sources=("claude",), clock=lambda: 1.7e9 + 9000)
+    again = brain.get(mine)
+    assert again.id == rec.id and OFFLINE_TAG not in again.tags and again.confidence == 1
+
+    # a model reads the sessions again: the unchecked records are retired, the confirmed one stays
+    brain.config.set("llm.provider", "claude-code")
+    brain.config.set("llm.cli.batch_chars", 0)
+    backfill(brain, roots=roots, sources=("claude",), relearn=True)
+    live = _live(brain)
+    assert mine in live and live[mine].id == rec.id
+    assert not (set(offline) - {mine}) & set(live)  # the two left unchecked went to archive/
+    archived = {str(f.relative_to(brain.root)) for f in (brain.root / "archive").rglob("*.json")}
+    assert f"archive/{mine}" not in archived and len(archived) == 2
