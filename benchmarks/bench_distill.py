@@ -21,6 +21,8 @@ from one session.
 
 ``--provider NAME`` scores the model path instead (the distiller a user with a model gets: an agent's CLI
 or an API provider, with its default settings, one call per session).
+``--replay FILE`` scores the model path on answers a model gave once (tests/fixtures/distill_model_answers.json:
+the claude-code provider's exact prompt and text per session, and the answer), through the same checks after it.
 ``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
 script from a temporary worktree of that revision with this checkout's labels and sessions.
 Leave-one-project-out figures over the development splits: ``benchmarks/distill_cv.py``.
@@ -51,6 +53,8 @@ def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=S
     for split in splits:
         cases = load(split)
         for c in cases:
+            if hasattr(llm, "case"):
+                llm.case = (c.file, split)  # --record: which session a call is for
             c.kept = harvest(c, llm=llm)
         sc = score(cases)
         out[split] = {"sessions": sc.sessions, "kept": sc.kept, "right": sc.right, "labelled": sc.labelled,
@@ -84,6 +88,8 @@ def main() -> None:
     ap.add_argument("--provider", metavar="NAME",
                     help="score the model path instead: an llm.provider (claude-code, codex, gemini-cli, auto, openai, "
                          "...) with its default settings; one call per session, on the provider's usage")
+    ap.add_argument("--replay", metavar="FILE", help="score the model path on recorded answers (see the doc above)")
+    ap.add_argument("--record", metavar="FILE", help="with --provider, keep what the model answered, for --replay")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # used for --baseline
     ap.add_argument("--tests", default=str(ROOT / "tests"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -112,9 +118,39 @@ def main() -> None:
         llm = make_provider({"llm": {"provider": args.provider, "cli": {"calls_per_hour": 1000, "calls_per_day": 1000}}})
         if llm is None:
             sys.exit(f"--provider {args.provider} gives no model on this machine (none found, or none configured).")
-    show("after" if llm is None else f"model {llm.name}",
-         run(args.verbose, ROOT / "tests", args.held_out_details, tuple(args.split or SPLITS), llm=llm))
+    splits = tuple(args.split or SPLITS)
+    if args.replay:
+        from tests.helpers.distill_labelled import Replay
 
+        llm = Replay(Path(args.replay))
+        splits = tuple(s for s in splits if s in llm.splits)
+    if args.record:
+        if llm is None or args.replay:
+            sys.exit("--record needs --provider (a model to record).")
+        from tests.helpers.distill_labelled import Recording
+
+        llm = Recording(llm)
+    res = run(args.verbose, ROOT / "tests", args.held_out_details, splits, llm=llm)
+    show("after" if llm is None else f"model {llm.name}", res)
+    if args.record:
+        record(Path(args.record), llm)
+    if args.replay:
+        print(f"replayed {llm.used} recorded answers ({llm.missing} sessions had none: read with no records)"
+              + ("; the prompt has changed since they were recorded" if llm.stale else ""))
+
+
+def record(path: Path, llm) -> None:
+    """Write the calls ``llm`` (a Recording) saw, one per session, in --replay's format."""
+    from tests.helpers.distill_labelled import sha
+
+    systems = {sha(system) for _, _, system, _, _ in llm.calls}
+    out = {"about": f"Answers {llm.name} gave to the distilling call, one per session, recorded by "
+                    "benchmarks/bench_distill.py --record.",
+           "system_sha": systems.pop() if len(systems) == 1 else "",
+           "answers": [{"file": f, "split": sp, "sent_sha": sha(user), "answer": answer.strip()}
+                       for f, sp, _, user, answer in llm.calls]}
+    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"recorded {len(out['answers'])} answers to {path}")
 
 if __name__ == "__main__":
     main()

@@ -11,6 +11,9 @@ with a model and replaces the record.
 
 OFFLINE_TAG = "harvest:offline"
 OFFLINE_CONFIDENCE = 0.5
+# A model's record that names what its session never says (harvest/grounded.py) carries the names under
+# this field of its ``extra`` to the write path, which holds it in quarantine/ (brain/quarantine.py).
+UNSAID = "unsaid"
 
 
 def unchecked(rec) -> bool:

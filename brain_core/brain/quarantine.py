@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain_core.errors import InvalidInput, MalformedRecord
+from brain_core.marks import UNSAID
 from brain_core.records import Record, now_iso
 
 FOLDER = "quarantine"
@@ -55,14 +56,15 @@ def held_path(rec: Record, rel: str) -> str:
 def screen(brain, prepared: list[tuple[Record, str]]) -> list[tuple[Record, str, bool]]:
     """Each (record, path) with whether it goes to quarantine; a held record's path becomes its
     quarantine path and its ``extra`` gains the ``quarantine`` field."""
-    from brain_core.redact.guard import check
-
     out = []
     for rec, rel in prepared:
         if rec.type == "lesson" and rec.source.startswith("aida:run:"):
             out.append((rec, rel, False))  # the question a person asked, kept by `aida feedback`: no order
             continue
-        caught = check(rec.body)
+        names = rec.extra.get(UNSAID)
+        if names is not None:
+            rec.extra = {k: v for k, v in rec.extra.items() if k != UNSAID}  # said once, in the hold: not kept
+        caught = reason(rec.body, names)
         if caught is None or _accepted(brain, rec, rel):
             out.append((rec, rel, False))
             continue
@@ -70,6 +72,19 @@ def screen(brain, prepared: list[tuple[Record, str]]) -> list[tuple[Record, str,
                                                  "at": now_iso()}}
         out.append((rec, held_path(rec, rel), True))
     return out
+
+
+def reason(body: str, unsaid=None):
+    """Why a record is held, as a :class:`brain_core.redact.guard.Catch`, or None: a standing order in
+    its body, else ``unsaid``, the names a model's record gives that its session never says
+    (:mod:`brain_core.harvest.grounded`)."""
+    from brain_core.redact.guard import Catch, check
+
+    caught = check(body)
+    if caught is None and isinstance(unsaid, list) and unsaid:
+        said = ", ".join(str(n) for n in unsaid[:5])
+        caught = Catch("unsaid", f"it names {said}, which its session never says", body[:200])
+    return caught
 
 
 def _door(rec: Record) -> str:

@@ -74,9 +74,9 @@ def _print(result, quiet_minutes) -> None:
             first = r["body"].splitlines()[0] if r["body"] else ""
             print(f"  + [{r['type']}] {r['profile']}/{r['key']}: {first[:110]}")
         for r in (o.records if result.dry_run else [r for r in o.records if _held(r) in set(o.quarantined)]):
-            from brain_core.redact.guard import check
+            from brain_core.brain.quarantine import reason
 
-            caught = check(r["body"])
+            caught = reason(r["body"], (r.get("extra") or {}).get("unsaid"))
             if caught:
                 print(f"  ! {'would quarantine' if result.dry_run else 'quarantined'} [{caught.category}] "
                       f"{r['profile']}/{r['key']}: {caught.excerpt[:100]} (`aida brain quarantine` lists it)")

@@ -15,6 +15,7 @@ import json
 
 from brain_core.errors import ProviderError
 from brain_core.harvest.distill import SYSTEM_PROMPT, base_tags, validate
+from brain_core.harvest.grounded import mark
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
 
@@ -82,5 +83,5 @@ def distill_batch(items: list[tuple[str, dict]], llm, *, profile: str, sources: 
                     tags.append(t)
             records.append({"type": item["type"], "key": item["key"], "tags": tags, "body": item["body"].strip(),
                             "profile": profile, "source": source})
-        out.append(records)
+        out.append(mark(records, mask(parts[n - 1], names=names, hosts=hosts)))  # what it says of this session
     return out

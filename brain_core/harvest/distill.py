@@ -24,6 +24,7 @@ from brain_core.errors import ProviderError
 from brain_core.harvest import findings as _findings
 from brain_core.harvest.codeish import code_only
 from brain_core.harvest.compaction import unfold
+from brain_core.harvest.grounded import mark
 from brain_core.harvest.guard import standing_order
 from brain_core.harvest.privacy import identity, leaks, mask
 from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
@@ -442,7 +443,7 @@ def with_llm(text: str, llm, *, profile: str, source: str, context: dict | None 
             "type": item["type"], "key": item["key"], "tags": tags,
             "body": item["body"].strip(), "profile": profile, "source": source,
         })
-    return records
+    return mark(records, user)  # a name the transcript never says: held for the person (grounded.py)
 
 
 def validate(answer: str) -> list[dict]:

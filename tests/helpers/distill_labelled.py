@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from brain_core.brain.quarantine import reason
 from brain_core.harvest import session_file
 from brain_core.harvest.run import harvest_session
 from brain_core.harvest.sources import get
@@ -48,13 +49,14 @@ def load(split: str | None = None) -> list[Labelled]:
 
 
 def harvest(case: Labelled, llm=None) -> list[dict]:
-    """The records the offline sweep would write for this session."""
+    """The records the sweep would write for this session (offline, or through ``llm``)."""
     src = get(case.tool)
     path = REAL / case.file
     sf = session_file(case.tool, src.file_id(path), path)
     outcome = harvest_session(src, sf, reason="file", llm=llm)
     assert outcome.error is None, outcome.error
-    return outcome.records
+    # what the write path holds in quarantine/ (a standing order, a name the session never says) is not kept
+    return [r for r in outcome.records if reason(r["body"], (r.get("extra") or {}).get("unsaid")) is None]
 
 
 def matches(item: dict, body: str) -> bool:
@@ -100,3 +102,50 @@ def score(cases: list[Labelled]) -> Score:
         sc.found += len(hit)
         sc.missed += [(c.file, i["id"]) for i in c.items if i["id"] not in hit]
     return sc
+
+
+MODEL_ANSWERS = HERE / "fixtures" / "distill_model_answers.json"
+
+
+def sha(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Replay:
+    """A provider that gives each text the answer a model once gave it (tests/fixtures/distill_model_answers.json,
+    looked up by the text's hash); a text it has no answer for gets an empty list, counted in ``missing``."""
+
+    name = "replay"
+
+    def __init__(self, path=MODEL_ANSWERS) -> None:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        self.answers = {a["sent_sha"]: a["answer"] for a in data["answers"]}
+        self.splits = {a["split"] for a in data["answers"]}
+        self.system_sha = data["system_sha"]
+        self.used = self.missing = 0
+        self.stale = False  # the system prompt has changed since the answers were recorded
+
+    def complete(self, system: str, user: str, **_kw) -> str:
+        self.stale |= sha(system) != self.system_sha
+        answer = self.answers.get(sha(user))
+        if answer is None:
+            self.missing += 1
+            return '{"records": []}'
+        self.used += 1
+        return answer
+
+
+class Recording:
+    """Wraps a provider and keeps, per call, what it was sent and what it answered (``--record``)."""
+
+    def __init__(self, llm) -> None:
+        self.llm, self.name = llm, llm.name
+        self.case = ("", "")  # (file, split) of the session being read: set by the caller
+        self.calls: list[tuple[str, str, str, str, str]] = []  # (file, split, system, user, answer)
+
+    def complete(self, system: str, user: str, **kw) -> str:
+        answer = self.llm.complete(system, user, **kw)
+        self.calls.append((*self.case, system, user, answer))
+        return answer

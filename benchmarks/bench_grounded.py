@@ -1,0 +1,110 @@
+"""How often the "only what was said" check (brain_core/harvest/grounded.py) holds a good record, and how
+often it catches a name swapped in.
+
+    .venv/bin/python benchmarks/bench_grounded.py [-v]
+
+Three sets, each checked against the whole transcript its writer read (parsed and redacted):
+- the second reader's memories (tests/fixtures/distill_second_reader.json: a careful reader, 24 labelled
+  sessions); ``dev`` is the 12 sessions of tune, held_out and fresh, read while the check was written,
+  ``test`` the 12 of unseen, blind2 and blind3;
+- the recorded model answers (tests/fixtures/distill_model_answers.json, blind3 and blind4), checked
+  against the text the model was sent;
+- swaps: each second-reader memory with a name, its first name (as a whole word) replaced by a name from
+  a memory of another session that this session never says; the figure is the share caught (a name
+  whose every part the session says passes, and a lowercase word in prose is no name).
+Prints, per set, the memories checked and the share held, and with -v every memory held and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _transcript(tool: str, file: str) -> str:
+    from brain_core.harvest.run import session_text
+    from brain_core.harvest.sources import get
+    from brain_core.redact import redact
+    from tests.helpers.distill_labelled import REAL
+
+    s = get(tool).parse(REAL / file)
+    head = "\n".join(f"{k}: {v}" for k, v in (("Project", s.project), ("Title", s.title)) if v)
+    return head + "\n\nTranscript:\n" + redact(session_text(s, offline=True)).text
+
+
+def main() -> None:
+    from brain_core.harvest.grounded import AGENTS, Said, names, unsaid
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    fixtures = ROOT / "tests" / "fixtures"
+    reader = json.loads((fixtures / "distill_second_reader.json").read_text(encoding="utf-8"))["sessions"]
+    said, memories = {}, []
+    for s in reader:
+        said[s["file"]] = Said(AGENTS + "\n" + _transcript(s["tool"], s["file"]))
+        part = "dev" if s["split"] in ("tune", "held_out", "fresh") else "test"
+        memories += [(part, s["file"], m if isinstance(m, str) else m["body"]) for m in s["memories"]]
+    for part in ("dev", "test"):
+        rows = [(f, b) for p, f, b in memories if p == part]
+        held = [(f, b, unsaid(b, said[f])) for f, b in rows]
+        held = [h for h in held if h[2]]
+        print(f"second reader {part:<5} memories {len(rows):>3}  held {len(held):>2}  ({len(held) / len(rows):.0%})")
+        for f, b, why in held if args.verbose else ():
+            print(f"    {f[:30]} {why}: {b[:120]!r}")
+
+    recorded = fixtures / "distill_model_answers.json"
+    if recorded.exists():
+        from brain_core.harvest import session_file
+        from brain_core.harvest.run import harvest_session
+        from brain_core.harvest.sources import get
+        from tests.helpers.distill_labelled import REAL, Replay, load
+
+        replay = Replay(recorded)
+        total = held_n = 0
+        for c in load():
+            if c.split not in replay.splits:
+                continue
+            src, path = get(c.tool), REAL / c.file
+            # the sweep's path: parse, bound, redact, the call, the checks (what the write path would hold too)
+            recs = harvest_session(src, session_file(c.tool, src.file_id(path), path), reason="file",
+                                   llm=replay).records
+            for r in recs:
+                total += 1
+                why = (r.get("extra") or {}).get("unsaid")
+                held_n += bool(why)
+                if why and args.verbose:
+                    print(f"    {c.file[:30]} {why}: {r['body'][:120]!r}")
+        stale = " (the prompt has changed since)" if replay.stale else ""
+        print(f"model answers      records {total:>3}  held {held_n:>2}  ({held_n / max(1, total):.0%}){stale}")
+
+    rng = random.Random(35)
+    caught = tried = 0
+    for _, f, body in memories:
+        mine = names(body)
+        if not mine:
+            continue
+        others = [n for _, g, b in memories if g != f for n in names(b) if not said[f].says(n) and len(n) > 3]
+        if not others:
+            continue
+        new = rng.choice(others)
+        swapped, done = re.subn(rf"(?<![\w/.-]){re.escape(mine[0])}(?![\w/-])", lambda _m: new, body, count=1)
+        if not done:
+            continue  # the name only inside a longer word
+        tried += 1
+        hit = new in unsaid(swapped, said[f])
+        caught += hit
+        if args.verbose and not hit:
+            print(f"    missed swap {mine[0]!r} -> {new!r}: {swapped[:100]!r}")
+    print(f"swapped names      memories {tried:>3}  caught {caught:>2}  ({caught / max(1, tried):.0%})")
+
+
+if __name__ == "__main__":
+    main()

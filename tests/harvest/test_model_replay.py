@@ -1,0 +1,43 @@
+"""The model path on recorded answers: what a model once answered to the claude-code provider's exact
+distilling call for the blind3 and blind4 sessions (tests/fixtures/distill_model_answers.json), replayed
+through the sweep's path (parse, bound, redact, the call, the checks after it: schema, standing orders,
+names the session never says, code, redaction). The checks must keep what the model got right."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from brain_core.harvest.codeish import code_only
+from brain_core.harvest.distill import SYSTEM_PROMPT
+from tests.helpers.distill_labelled import MODEL_ANSWERS, Replay, harvest, load, score, sha
+
+
+@pytest.fixture(scope="module")
+def replayed():
+    replay = Replay()
+    cases = [c for c in load() if c.split in replay.splits]
+    for c in cases:
+        c.kept = harvest(c, llm=replay)
+    return replay, cases
+
+
+def test_the_recorded_answers_are_for_todays_call():
+    data = json.loads(MODEL_ANSWERS.read_text(encoding="utf-8"))
+    assert data["system_sha"] == sha(SYSTEM_PROMPT), (
+        "SYSTEM_PROMPT changed: record the answers again (benchmarks/bench_distill.py --provider NAME --record FILE "
+        "--split blind3 --split blind4) or keep the old prompt")
+    labelled = {c.file for c in load() if c.split in ("blind3", "blind4")}
+    assert {a["file"] for a in data["answers"]} == labelled and len(data["answers"]) == len(labelled) == 50
+
+
+def test_every_session_gets_its_recorded_answer_and_the_checks_keep_what_was_right(replayed):
+    replay, cases = replayed
+    assert replay.missing == 0 and replay.used == len(cases)  # the text sent is still what the model was sent
+    for split in ("blind3", "blind4"):
+        sc = score([c for c in cases if c.split == split])
+        assert sc.precision >= 0.75 and sc.recall >= 0.6, (split, sc.precision, sc.recall)
+    kept = [r for c in cases for r in c.kept]
+    assert not any(code_only(r["body"]) for r in kept)
+    assert all(len(c.kept) <= 5 for c in cases)
