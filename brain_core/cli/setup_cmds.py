@@ -110,6 +110,13 @@ def cmd_overview(args, ctx) -> int:
     if o["unchecked"]:
         print(f"  {o['unchecked']} of them read offline and unchecked: `aida brain review` goes through them (confirm "
               "or forget each), `aida brain backfill --relearn` reads their sessions again with a model")
+    if o["held"]:
+        n = sum(o["held"].values())
+        unsaid = o["held"].get("unsaid", 0)
+        why = ", ".join(filter(None, [f"{unsaid} naming what their session never says" if unsaid else "",
+                                      f"{n - unsaid} carrying an order" if n > unsaid else ""]))
+        print(f"  and {n} held in quarantine, never served ({why}): `aida brain quarantine` lists them, "
+              "`accept ID` keeps one")
     for m in o["by_month"]:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(m["types"].items()))
         print(f"  {m['month']}: {sum(m['types'].values()):>4}  ({kinds})")

@@ -75,12 +75,21 @@ def overview(brain, *, months: int = 12, newest: int = 10) -> dict[str, Any]:
         "by_month": [{"month": m, "types": dict(by_type[m]), "sources": dict(by_source[m])} for m in keep],
         "newest": [_row(c, p, r) for c, p, r in recent[:newest]],
         "unchecked_newest": [_row(c, p, r) for c, p, r in unchecked_newest],
+        "held": _held(brain),
         "last_harvest": last_harvest(brain),
         "backfill": last_backfill(brain),
         "index_budget": _budget(brain),
         "catalog": _catalog(brain),
         "never_used": _never_used(brain),
     }
+
+
+def _held(brain) -> dict[str, int]:
+    """What the write path holds in quarantine/, per category (a standing order's kind, or ``unsaid``: a
+    model's record naming what its session never says)."""
+    from brain_core.brain.quarantine import held
+
+    return dict(Counter(str(h.info.get("category") or "unknown") for h in held(brain)))
 
 
 def _row(created: str, path: str, r) -> dict[str, Any]:

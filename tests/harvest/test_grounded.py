@@ -91,12 +91,19 @@ def test_harvest_holds_a_model_record_that_names_what_the_session_never_says(bra
         (brain.root / "memories/claude/release-workflow.json").read_text())  # the names live in the hold only
     assert [h.record.key for h in brain.recall("who pushes the release tags")] == ["release-workflow"]
 
+    from brain_core.lifecycle.overview import overview
+
+    assert overview(brain)["held"] == {"unsaid": 1}
+    assert main(["--brain", str(brain.root), "brain", "overview"]) == 0
+    assert "1 held in quarantine, never served (1 naming what their session never says)" in capsys.readouterr().out
+
     assert main(["--brain", str(brain.root), "brain", "quarantine"]) == 0
     listed = capsys.readouterr().out
     assert "release-tags" in listed and "Dana" in listed
     assert main(["--brain", str(brain.root), "brain", "quarantine", "accept", held["id"]]) == 0
     kept = json.loads((brain.root / "memories/claude/release-tags.json").read_text())
-    assert "pushed by Dana" in kept["body"]  # a person kept it: it is theirs now
+    assert "pushed by Dana" in kept["body"]
+    assert overview(brain)["held"] == {}  # a person kept it: it is theirs now
 
 
 def test_the_batched_call_checks_each_session_against_its_own_transcript():
