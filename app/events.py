@@ -1,8 +1,9 @@
 """The brain's events file, read from the tray: ``<brain>/.aida/events.jsonl``.
 
 The brain appends one JSON line per record its one write path wrote (``{"event": "remembered",
-"path", "key", "profile", "type", "first_line", "source", "at"}``). The tray reads the newest
-lines for "Recent memories" and follows the file for notifications (:mod:`app.notify`).
+"path", "key", "profile", "type", "first_line", "source", "at"}``; ``"event": "quarantined"``, with
+``why``, for one it held back in quarantine/). The tray reads the newest remembered lines for
+"Recent memories" and follows the file for notifications (:mod:`app.notify`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class Recent:
     source: str
     at: str
     unchecked: bool = False  # written by the offline distiller (tag harvest:offline)
+    held: bool = False  # held back in quarantine/, never served (``why`` says why)
+    why: str = ""
 
 
 def read_recent(events_file: Path, n: int = 5, *, tail_bytes: int = 65536) -> list[Recent]:
@@ -44,7 +47,7 @@ def read_recent(events_file: Path, n: int = 5, *, tail_bytes: int = 65536) -> li
     seen: set[str] = set()
     for line in reversed(lines):
         ev = parse_event(line)
-        if ev is None or ev.path in seen:
+        if ev is None or ev.held or ev.path in seen:
             continue
         seen.add(ev.path)
         out.append(ev)
@@ -54,7 +57,7 @@ def read_recent(events_file: Path, n: int = 5, *, tail_bytes: int = 65536) -> li
 
 
 def parse_event(line: str) -> Recent | None:
-    """A ``remembered`` event, or None for anything else (blank, torn, another kind of event)."""
+    """A ``remembered`` or ``quarantined`` event, or None for anything else (blank, torn, another kind)."""
     line = line.strip()
     if not line.startswith("{"):
         return None
@@ -62,9 +65,10 @@ def parse_event(line: str) -> Recent | None:
         data = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(data, dict) or data.get("event") != "remembered" or not data.get("path"):
+    if not isinstance(data, dict) or data.get("event") not in ("remembered", "quarantined") or not data.get("path"):
         return None
     return Recent(key=str(data.get("key") or ""), path=str(data["path"]), profile=str(data.get("profile") or ""),
                   type=str(data.get("type") or ""), first_line=str(data.get("first_line") or ""),
                   source=str(data.get("source") or ""), at=str(data.get("at") or ""),
-                  unchecked=data.get("unchecked") is True)
+                  unchecked=data.get("unchecked") is True, held=data.get("event") == "quarantined",
+                  why=str(data.get("why") or ""))

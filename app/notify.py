@@ -5,8 +5,9 @@ Every write through the brain's one write path (a hook's harvest, the periodic s
 reads what was appended since it last looked (a file watcher, plus a slow poll because watchers
 miss appends on some file systems and cannot watch a file that does not exist yet) and waits a
 moment for the rest of a burst; :func:`group` turns a burst into notices, one per profile: "5 new
-memories from codex" rather than five balloons. Clicking a notice opens its memory, or the folder
-holding a group's.
+memories from codex" rather than five balloons, and what the write path held in quarantine (an order,
+a name its session never says) gets its own: "Held for your review: KEY". Clicking a notice opens its
+memory, or the folder holding a group's.
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ class Notice:
 
 
 def group(events: Sequence[Recent], *, list_keys: int = 3) -> list[Notice]:
-    """One notice per profile, in order of first appearance."""
+    """One notice per profile, in order of first appearance; then one for what was held in quarantine."""
     by_profile: dict[str, list[Recent]] = {}
     for ev in events:
-        by_profile.setdefault(ev.profile or "me", []).append(ev)
+        if not ev.held:
+            by_profile.setdefault(ev.profile or "me", []).append(ev)
     notices = []
     for profile, evs in by_profile.items():
         if len(evs) == 1:
@@ -58,6 +60,17 @@ def group(events: Sequence[Recent], *, list_keys: int = 3) -> list[Notice]:
         unchecked = sum(e.unchecked for e in evs)
         note = "" if not unchecked else " (unchecked)" if unchecked == len(evs) else f" ({unchecked} unchecked)"
         notices.append(Notice(f"{len(evs)} new memories from {profile}{note}", shown, tuple(e.path for e in evs)))
+    held = [e for e in events if e.held]
+    if len(held) == 1:
+        e = held[0]
+        why = e.why[:1].upper() + e.why[1:] if e.why else e.first_line
+        notices.append(Notice(f"Held for your review: {e.key or Path(e.path).stem}",
+                              f"{why}. `aida brain quarantine` lists it.", (e.path,)))
+    elif held:
+        keys = [e.key or Path(e.path).stem for e in held]
+        shown = ", ".join(keys[:list_keys]) + (f" and {len(keys) - list_keys} more" if len(keys) > list_keys else "")
+        notices.append(Notice(f"{len(held)} records held for your review", f"{shown}. `aida brain quarantine` lists "
+                              "them.", tuple(e.path for e in held)))
     return notices
 
 

@@ -351,12 +351,15 @@ class Brain:
         lines = []
         for w in written:
             r = w.record
-            kind = "quarantined" if w.path.startswith("quarantine/") else "remembered"  # the tray notifies "remembered" only
+            kind = "quarantined" if w.path.startswith("quarantine/") else "remembered"
             event: dict[str, Any] = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
                                      "first_line": r.body.splitlines()[0][:200], "source": r.source,
                                      "supersedes": r.supersedes, "at": now_iso()}
             if OFFLINE_TAG in r.tags:
                 event["unchecked"] = True  # read offline: the notice says so
+            held = r.extra.get("quarantine") if kind == "quarantined" else None
+            if isinstance(held, dict) and held.get("why"):
+                event["why"] = str(held["why"])  # the tray's notice says why it was held
             lines.append(json.dumps(scrub.value(event), ensure_ascii=False))
         fd = os.open(self.state_dir / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:

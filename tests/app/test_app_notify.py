@@ -49,6 +49,29 @@ def test_a_notice_says_when_the_memory_was_read_offline(brain):
         ["2 new memories from codex (unchecked)"]
 
 
+def test_what_the_write_path_holds_gets_its_own_notice_saying_why(brain, tmp_path):
+    from app.events import parse_event, read_recent
+    from app.notify import group
+
+    brain.remember_many([{"body": "The release tags are pushed by Dana from the workflow.", "key": "release-tags",
+                          "profile": "claude", "type": "fact", "extra": {"unsaid": ["Dana"]}},
+                         {"body": "Deploys go out on Tuesdays.", "key": "deploy-day", "profile": "claude",
+                          "type": "decision"}])
+    events_file = brain.root / ".aida" / "events.jsonl"
+    events = [parse_event(x) for x in events_file.read_text().splitlines()]
+    assert [(e.key, e.held) for e in events] == [("release-tags", True), ("deploy-day", False)]
+    notices = group(events)
+    assert [n.title for n in notices] == ["New memory: deploy-day", "Held for your review: release-tags"]
+    assert notices[1].message == "It names Dana, which its session never says. `aida brain quarantine` lists it."
+    assert notices[1].target == "quarantine/claude/release-tags.json"
+    assert [r.key for r in read_recent(events_file)] == ["deploy-day"]  # "Recent memories": what is served
+    brain.remember_many([{"body": f"Kept by {name} for the team.", "key": f"kept-{name.lower()}", "profile": "codex",
+                          "type": "fact", "extra": {"unsaid": [name]}} for name in ("Dana", "Ravi")])
+    later = [parse_event(x) for x in events_file.read_text().splitlines()][2:]
+    assert [(n.title, n.message) for n in group(later)] == [
+        ("2 records held for your review", "kept-dana, kept-ravi. `aida brain quarantine` lists them.")]
+
+
 def test_follower_reads_appends_only_whole_lines_and_restarts_after_truncation(qtbot, tmp_path):
     from app.notify import EventFollower
 
