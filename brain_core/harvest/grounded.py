@@ -7,7 +7,8 @@ model was given never contains. A name is a word with the shape of one: inline c
 name, a flag, an identifier (``snake_case``, ``camelCase``, ``a.b``), a number of two digits or more,
 or a capitalised word inside a sentence. Common words and short acronyms ("the CLI", "a PR") are
 not names. The test is lenient on form and strict on content: case, punctuation and separators are
-ignored ("GoGit" is said by "go-git"), and a name whose every part is said passes.
+ignored ("GoGit" is said by "go-git"), and a name whose every part is said as a word passes; a short
+name must be said as a word ("Dana" is not said by "standard analysis").
 
 :func:`mark` puts what a model's record names unsaid in its ``extra`` (``unsaid``); the write path
 then holds the record in ``quarantine/`` (:mod:`brain_core.brain.quarantine`) instead of serving it,
@@ -25,6 +26,7 @@ _CODE = re.compile(r"`([^`\n]+)`")
 _TOKEN = re.compile(r"(?<![\w])(?:\d{1,3}(?:,\d{3})+(?!\d)|(?:--?)?[A-Za-z0-9_@~][\w.\-/@~+#:]*)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _ROUGHLY = re.compile(r"(?:\b(?:about|around|roughly|nearly|approximately|almost|over|under|some)|~)\s*\Z", re.I)
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "n.b"})
 _SLOTS = re.compile(r"v?[A-Z](?:\.[A-Z])+")  # vX.Y.Z: the shape of a version, not one
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:(\[\"'\n]|\n\s*[-*]|\A\s*[-*])\s*\Z")
 _PLACEHOLDER = re.compile(r"<[^<>`]*>|\{[^{}`]*\}")
@@ -47,9 +49,18 @@ class Said:
 
     def __init__(self, text: str) -> None:
         self.flat = _norm(text)
+        words = re.findall(r"[a-z0-9]+", text.lower())
+        self.words = set(words)
+        self.words |= {a + b for a, b in zip(words, words[1:])}  # "go git" says GoGit
+        self.words |= {a + b + c for a, b, c in zip(words, words[1:], words[2:])}
+        self.words |= {p.lower() for p in _PARTS.findall(text)}  # MINGW64_NT says MINGW
         plain = _THOUSANDS.sub("", text)  # 42,042 is 42042
         self.numbers = set(re.findall(r"\d+", plain))
         self.values = [float(v) for v in re.findall(r"\d+(?:\.\d+)?", plain)]
+
+    def _word(self, w: str) -> bool:
+        return w in self.words or w + "s" in self.words or (w.endswith("s") and w[:-1] in self.words) \
+            or (w.endswith("es") and w[:-2] in self.words)  # a plural, either way
 
     def says(self, name: str, *, roughly: bool = False) -> bool:
         number = _THOUSANDS.sub("", name)
@@ -60,12 +71,14 @@ class Said:
         if re.fullmatch(r"[vV]\d[\d.]*", name):
             name = name[1:]  # v2.11.4 is said by "version 2.11.4"
         flat = _norm(name)
-        if not flat or flat in self.flat or (flat.endswith("s") and flat[:-1] in self.flat):
+        if not flat or self._word(flat):
             return True
+        if (len(flat) >= 8 or not name.isalpha()) and flat in self.flat:
+            return True  # said with other separators ("src app.py"); a short word must be said as one
         parts = [p for p in _PARTS.findall(name) if len(p) >= 3]
         if _HYPHENED.fullmatch(name):
             parts = [p for p in parts if not p.islower()]  # "Manager-held": the name is "Manager"
-        return bool(parts) and all(p.lower() in self.flat for p in parts)  # every part said: "MSYS2/MINGW64"
+        return bool(parts) and all(self._word(p.lower()) for p in parts)  # every part said: "MSYS2/MINGW64"
 
 
 def names(body: str) -> list[str]:
@@ -90,7 +103,7 @@ def _names(body: str) -> list[tuple[str, bool]]:
 
 def _is_name(tok: str, *, at_start: bool) -> bool:
     core = tok.lstrip("-")
-    if _SLOTS.fullmatch(core):
+    if _SLOTS.fullmatch(core) or core.lower() in _ABBREVIATIONS:
         return False
     if tok.startswith("-") and len(core) >= 2:
         return True  # a flag

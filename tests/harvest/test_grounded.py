@@ -120,3 +120,9 @@ def test_the_batched_call_checks_each_session_against_its_own_transcript():
                                  sources=["claude:session:a", "claude:session:b"])
     assert "extra" not in one[0]
     assert two[0]["extra"]["unsaid"] == ["deploy_a.sh"]  # said in the other session only
+
+
+def test_a_short_name_must_be_said_as_a_word():
+    said = Said("We ran the standard analysis on main; the go-git fetch failed.")
+    assert unsaid("The fetch failure was found by Dana on main.", said) == ["Dana"]  # not in "standarD ANAlysis"
+    assert unsaid("It was the GoGit fetch that failed.", said) == []
