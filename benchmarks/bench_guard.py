@@ -68,7 +68,8 @@ def main() -> int:
 
 
 def ordinary_corpora():
-    """Text with no orders in it: the dedupe set's record bodies, the strings of Aida's own code
+    """Text with no orders in it: the dedupe set's record bodies, a model's records from real sessions
+    (the two the guard held were read by hand: facts, not orders), the strings of Aida's own code
     (technical prose about git, keys, backups and memory) and LoCoMo's conversation turns (read
     from /work/shared when present)."""
     root = Path(__file__).resolve().parent.parent
@@ -78,6 +79,11 @@ def ordinary_corpora():
         row = json.loads(line)
         bodies += [row["a"], row["b"]]
     yield "dedupe-set record bodies", list(dict.fromkeys(bodies))
+    answers = root / "tests" / "fixtures" / "distill_model_answers.json"
+    if answers.is_file():  # what a model wrote distilling 50 real sessions (records, not orders, as read)
+        records = [r["body"] for a in json.loads(answers.read_text(encoding="utf-8"))["answers"]
+                   for r in json.loads(a["answer"])["records"]]
+        yield "a model's distilled records", records
     import ast
 
     texts = []

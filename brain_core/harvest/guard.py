@@ -19,7 +19,10 @@ import re
 _OVERRIDE = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|your|the system|system)\b"
     r"[^.\n]{0,30}\b(?:instructions?|prompts?|rules?|guidelines?|directives?|messages?|context)\b"
-    r"|\bnew (?:system )?instructions?\s*:|\byou are now\b|\bsystem prompt\b|\bjailbreak\b"
+    r"|\bnew (?:system )?instructions?\s*:|\bjailbreak\b|\byou are now (?:a|an|in|the|free|unrestricted|jailbroken|dan)\b"
+    # a system prompt is what many a project builds ("the web chat's system prompt sets its output rules"):
+    # only an order about the assistant's own is one
+    r"|\b(?:reveal|print|show|leak|ignore|override|disregard) (?:the |your )?system prompt\b"
     r"|\b(?:AI|assistant|agent|model|LLM|Claude|Codex|Gemini|ChatGPT)s?\b[^.\n]{0,40}\b(?:must|should|shall|will) (?:now |always |from now on )",
     re.I,
 )

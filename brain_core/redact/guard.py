@@ -381,6 +381,8 @@ _OVERRIDE = re.compile(  # the harvest guard's, less what a person's own CLAUDE.
 
 def _override(s: str) -> bool:
     return bool(_OVERRIDE.search(s) or re.search(
+        # "the default would drop earlier context": what a thing would do, not an order
+        r"(?<!would )(?<!could )(?<!might )"
         r"\b(?:disregard|ignore|forget|override|drop|discard)\w*\s+(?:all |any |every |the )?(?:prior|previous|earlier|above|"
         r"existing|other|original)\s+(?:guidance|instructions?|rules?|directions?|orders?|prompts?|context|memories)"
         r"|\b(?:previous|prior|earlier|original|existing|all other)\s+(?:rules|instructions|guidance|directives|prompts?)\s+"

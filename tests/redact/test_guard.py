@@ -50,6 +50,8 @@ def test_held_out_half_within_tolerance():
     "Always run the tests with -race.",
     "Never push to main without review.",
     "Use curl to check the health endpoint.",
+    # what a thing would do is no order (a model's record of a real session)
+    "The --transcript default covers only the latest session and would drop earlier context.",
 ])
 def test_the_issues_ordinary_instructions_pass(text):
     assert check(text) is None
