@@ -8,6 +8,7 @@ down, times out, or answers something that is not a completion.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -41,10 +42,26 @@ class Completion:
 
 
 def strip_fences(text: str) -> str:
-    """Drop a Markdown code fence around a JSON answer (models add one even when told not to)."""
+    """The JSON of a JSON answer, from what models add around it even when told not to: a Markdown
+    code fence, or a sentence before or after ("Here are the records: ```json ...```"). Only a part
+    that parses as JSON is taken out; an answer with none is returned as it is (stripped), for the
+    caller to reject."""
+    import json
+
     t = text.strip()
     if t.startswith("```"):
         t = t.split("\n", 1)[1] if "\n" in t else ""
         if t.rstrip().endswith("```"):
             t = t.rstrip()[:-3]
-    return t.strip()
+        t = t.strip()
+    if t[:1] in "{[" and t[-1:] in "}]":
+        return t
+    fenced = re.search(r"```(?:json)?\s*\n(.*?)\n\s*```", t, re.S)
+    starts, ends = (t.find("{"), t.rfind("}")) if "{" in t else (-1, -1)
+    for part in ([fenced.group(1).strip()] if fenced else []) + ([t[starts:ends + 1]] if 0 <= starts < ends else []):
+        try:
+            json.loads(part)
+        except ValueError:
+            continue
+        return part
+    return t

@@ -195,6 +195,8 @@ def test_llm_empty_answer_is_a_valid_nothing(llm_server, provider):
 def test_llm_fenced_answer_is_accepted(llm_server, provider):
     llm_server.answers = ["```json\n" + json.dumps(GOOD) + "\n```"]
     assert len(distill("[user] x", profile="codex", source="s", context={}, llm=provider)) == 2
+    llm_server.answers = ["Here are the durable records from this session:\n\n```json\n" + json.dumps(GOOD) + "\n```"]
+    assert len(distill("[user] x", profile="codex", source="s", context={}, llm=provider)) == 2  # a preface too
 
 
 @pytest.mark.parametrize("answer", [

@@ -52,6 +52,21 @@ def test_openai_json_mode_and_fence_stripping(server):
     assert server.posts()[0]["body"]["response_format"] == {"type": "json_object"}
 
 
+@pytest.mark.parametrize("answer", [
+    'Here are the records:\n```json\n{"ok": true}\n```',
+    'Here are the records: {"ok": true}\nThat is all I found.',
+    '```\n{"ok": true}\n```\nLet me know if you need more.',
+])
+def test_a_json_answer_wrapped_in_prose_is_taken_out(server, answer):
+    server.answer = answer
+    assert openai(server).complete("s", "u", json=True) == '{"ok": true}'
+
+
+def test_a_json_answer_with_no_json_in_it_is_left_for_the_caller_to_reject(server):
+    server.answer = "Sure! Retries are capped at six {per the runbook"
+    assert openai(server).complete("s", "u", json=True) == "Sure! Retries are capped at six {per the runbook"
+
+
 def test_openai_without_key_sends_no_authorization(server):
     OpenAICompatible(model="m", base_url=server.url + "/v1", retry=FAST).complete("s", "u")
     assert "authorization" not in server.posts()[0]["headers"]
