@@ -27,7 +27,7 @@ _TOKEN = re.compile(r"(?<![\w])(?:\d{1,3}(?:,\d{3})+(?!\d)|(?:--?)?[A-Za-z0-9_@~
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _ROUGHLY = re.compile(r"(?:\b(?:about|around|roughly|nearly|approximately|almost|over|under|some)|~)\s*\Z", re.I)
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "n.b"})
-_SLOTS = re.compile(r"v?[A-Z](?:\.[A-Z])+")  # vX.Y.Z: the shape of a version, not one
+_SLOTS = re.compile(r"^v?[A-Z](?:\.[A-Z])+$|(?<![A-Za-z])(?:x{3,}|X{3,}|N{3,})(?![A-Za-z])")  # vX.Y.Z, AP-xxx: a shape
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:(\[\"'\n]|\n\s*[-*]|\A\s*[-*])\s*\Z")
 _PLACEHOLDER = re.compile(r"<[^<>`]*>|\{[^{}`]*\}")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -37,7 +37,9 @@ AGENTS = "Aida Claude Code Codex CLI Gemini CLI"  # the agents whose sessions ar
 # capitalised in a sentence without being a name the session must say
 _COMMON = FUNCTION_WORDS | COMMON_WORDS | frozenset(
     "i'm i've i'll monday tuesday wednesday thursday friday saturday sunday january february march april may june "
-    "july august september october november december when where while if because since so then however instead".split())
+    "july august september october november december when where while if because since so then however instead "
+    "none true false null "  # a language's literals ("may be None")
+    "windows mac macos linux".split())  # the machine's system: its paths show it more often than a turn names it
 
 
 def _norm(text: str) -> str:
@@ -70,6 +72,7 @@ class Said:
             return number in self.numbers  # a count, a port, a year: exactly
         if re.fullmatch(r"[vV]\d[\d.]*", name):
             name = name[1:]  # v2.11.4 is said by "version 2.11.4"
+        name = re.sub(r"^\$?HOME(?=/)", "~", name)  # $HOME/.bun/bin is said by "~/.bun/bin"
         flat = _norm(name)
         if not flat or self._word(flat):
             return True
@@ -78,6 +81,8 @@ class Said:
         parts = [p for p in _PARTS.findall(name) if len(p) >= 3]
         if _HYPHENED.fullmatch(name):
             parts = [p for p in parts if not p.islower()]  # "Manager-held": the name is "Manager"
+            if not parts:
+                return True  # "DB-loaded": no name in it
         return bool(parts) and all(self._word(p.lower()) for p in parts)  # every part said: "MSYS2/MINGW64"
 
 
@@ -91,7 +96,8 @@ def _names(body: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for m in _CODE.finditer(body):
         code = _PLACEHOLDER.sub(" ", m.group(1))  # `bd dep add <child> <blocker>`: a slot, not a name
-        out += [(t, False) for t in _TOKEN.findall(code) if len(_norm(t)) >= 2 and not _SLOTS.fullmatch(t)]
+        toks = (t.rstrip(".:,;-/+#") for t in _TOKEN.findall(code))
+        out += [(t, False) for t in toks if len(_norm(t)) >= 2 and not _SLOTS.search(t)]
     prose = _CODE.sub(" ", body)
     for m in _TOKEN.finditer(prose):
         tok = m.group(0).rstrip(".:,;-/+#")
@@ -103,7 +109,7 @@ def _names(body: str) -> list[tuple[str, bool]]:
 
 def _is_name(tok: str, *, at_start: bool) -> bool:
     core = tok.lstrip("-")
-    if _SLOTS.fullmatch(core) or core.lower() in _ABBREVIATIONS:
+    if _SLOTS.search(core) or core.lower() in _ABBREVIATIONS:
         return False
     if tok.startswith("-") and len(core) >= 2:
         return True  # a flag
@@ -111,11 +117,13 @@ def _is_name(tok: str, *, at_start: bool) -> bool:
         return True  # an identifier, a path, a file name, a dotted name
     if re.search(r"\d", core):
         return not core.isdigit() or len(core) >= 2  # a version, a port, a count, 42,000; a single digit is not
+    if core.lower() in _COMMON:
+        return False
     if re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", core):
         return True  # camelCase, GitHub, ASTNode
     if core.isupper():
         return len(core) > 5  # "CLI", "JSON", "HTTPS": generic; a long one names something
-    if core[0].isupper() and core.lower() not in _COMMON:
+    if core[0].isupper():
         return not at_start
     return False
 

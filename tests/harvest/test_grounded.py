@@ -126,3 +126,10 @@ def test_a_short_name_must_be_said_as_a_word():
     said = Said("We ran the standard analysis on main; the go-git fetch failed.")
     assert unsaid("The fetch failure was found by Dana on main.", said) == ["Dana"]  # not in "standarD ANAlysis"
     assert unsaid("It was the GoGit fetch that failed.", said) == []
+
+
+def test_shapes_that_name_nothing_pass():
+    said = Said("load_session_messages reads the rows; PATH gets $HOME/.bun/bin; anti-patterns are numbered AP-001.")
+    assert unsaid("The DB-loaded rows miss agent_id in load_session_messages.", said) == ["agent_id"]
+    assert unsaid("Add `$HOME/.bun/bin:` to PATH; anti-patterns are numbered `AP-xxx`; app may be None.", said) == []
+    assert unsaid("On the user's Windows machine PATH gets $HOME/.bun/bin.", said) == []  # the system, from its paths
