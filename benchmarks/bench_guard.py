@@ -69,7 +69,7 @@ def main() -> int:
 
 def ordinary_corpora():
     """Text with no orders in it: the dedupe set's record bodies, a model's records from real sessions
-    (the seven the guard holds were read by hand: reports of a flag used and rules that keep a safeguard, not orders), the strings of Aida's own code
+    (each record the guard holds was read by hand: reports of a flag used, not orders), the strings of Aida's own code
     (technical prose about git, keys, backups and memory) and LoCoMo's conversation turns (read
     from /work/shared when present)."""
     root = Path(__file__).resolve().parent.parent

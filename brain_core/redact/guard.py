@@ -102,7 +102,8 @@ _IP = r"\b\d{1,3}(?:\.\d{1,3}){3}\b"
 _EMAIL = r"\b[\w.+-]+@[\w-]+\.[\w.-]+"
 _NEG = re.compile(r"\b(?:never|not|no|don'?t|do not|doesn'?t|does not|didn'?t|must ?n[o']t|mustn'?t|shouldn'?t|"
                   r"should not|can'?t|cannot|won'?t|will not|nor|neither|without|avoid|refuse|prevent|forbid|"
-                  r"forbidden|prohibit(?:ed)?|disallow(?:ed)?|stop|quit|ban(?:ned)?|nobody|no one|no-one|none of us)\b", re.I)
+                  r"forbidden|prohibit(?:ed)?|disallow(?:ed)?|stop|quit|ban(?:ned)?|nobody|no one|no-one|none of us|rather than|instead of)\b",
+                  re.I)
 
 
 def _negated_before(clause: str, pos: int, reach: int = 60) -> int:
@@ -306,7 +307,8 @@ _OFF = re.compile(
     r"cancel|suspend|paus|relax|loosen|weaken|waiv|forgo|ditch|stop|ceas|quit|end|dump|trash|nuke|override|"
     r"opt\w*\s+out\s+of|dispens\w*\s+with|sidestep|avoid|forget\s+about|no\s+more|(?:un|de)register|uninstall|untick)\w*", re.I)
 _KEEP = re.compile(
-    r"\b(?:requir|enforc|keep|enabl|turn\w*\s+(?:\w+\s+)?on|run|tak|make|do|does|did|use|ask\w*\s+for|get|wait\w*\s+for|need|"
+    r"\b(?:requir|enforc|keep|enabl|turn\w*\s+(?:\w+\s+)?on|run|tak|make|do|does|did|us(?:e[sd]?|ing)\b|ask\w*\s+for|get|"
+    r"wait\w*\s+for|need|"  # "use", never "user"
     r"have|has|had|add|set\w*\s+up|schedul|verif|check|maintain|retain|preserv|protect|perform|request|want|bother\w*\s+with|"
     r"go\w*\s+through|pass\w*\s+through|insist\w*\s+on|mandat|demand)\w*|\bwith\b", re.I)
 _POST_OFF = re.compile(
