@@ -280,19 +280,37 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
     count = found.pending_sessions + (found.active_sessions if include_active else 0)
     size = found.pending_bytes + (found.active_bytes if include_active else 0)
     notes = [] if include_active else list(found.notes)
+    model = llm if llm is not None else found.llm_provider
+    offline = model == "none" or (model == "auto" and found.auto_provider == "none")
+    if count and offline:
+        notes.append(_OFFLINE_NOTE.format(installed=_installed(found)))
     if count or notes:
         title = (f"Learn from the {count} session{'s' if count != 1 else ''} already on disk ({size / 1e6:.1f} MB)"
                  if count else "Learn from the sessions on disk once they are quiet")
         steps.append(Step("backfill", title, True, False,
                           "newest first, resumable: `aida brain backfill` runs or resumes it", notes=notes))
-    model = llm if llm is not None else found.llm_provider
-    if found.offline_sessions and model != "none" and not (model == "auto" and found.auto_provider == "none"):
+    if found.offline_sessions and not offline:
         n, k = found.offline_sessions, found.offline_records
         steps.append(Step("relearn", f"Read again with the model the {n} session{'s' if n != 1 else ''} read offline "
                                      f"({k} unchecked record{'s' if k != 1 else ''} now)", True, False,
                           "newest first, resumable, within the model's call budget: `aida brain backfill --relearn` "
                           "runs or resumes it; what the model keeps replaces the offline records"))
     return steps
+
+
+_OFFLINE_NOTE = ("With no model on this machine ({installed}, and no API key), they are read offline: sentences "
+                 "lifted from each session, marked unchecked (right 2 to 5 times in 10 on sessions it was not tuned "
+                 "on). Log in to an agent's CLI (`claude`, `codex login` or `gemini`), or set an API key, and run "
+                 "`aida setup` again: it offers to read them again with that model.")
+
+
+def _installed(found) -> str:
+    """Whose sessions are here, for the offline note: those agents' CLIs are the model the user already has."""
+    here = [a.tool for a in found.agents if a.present and not a.error]
+    if not here:
+        return "no agent CLI logged in"
+    named = here[0] if len(here) == 1 else f"{', '.join(here[:-1])} and {here[-1]}"
+    return f"{named} sessions are here but no agent CLI is logged in"
 
 
 # ----------------------------------------------------------------------------------------- apply

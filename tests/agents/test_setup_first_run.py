@@ -51,9 +51,13 @@ def test_setup_counts_and_names_the_sessions_inside_the_quiet_window(home, tmp_p
     assert got["found"]["pending_sessions"] == 2 and got["found"]["active_sessions"] == 1
     step = next(s for s in got["steps"] if s["id"] == "backfill")
     assert step["title"].startswith("Learn from the 2 sessions already on disk")
-    [note] = step["notes"]
+    note, offline = step["notes"]
     assert note.startswith("1 session changed in the last 10 minutes (codex 019ec8a2 in acme-billing)") and "--include-active" in note
     assert got["found"]["notes"] == [note]
+    # no agent CLI logged in, no key: the plan says what reading offline means and how to get the model
+    assert offline.startswith("With no model on this machine (claude, codex and gemini sessions are here but no agent "
+                              "CLI is logged in, and no API key), they are read offline") and "marked unchecked" in offline
+    assert "`codex login`" in offline and "run `aida setup` again" in offline
 
     got = json.loads(_setup(capsys, tmp_path / "brain", "--json", "--yes"))
     result = got["outcome"]["backfill"]
@@ -106,6 +110,8 @@ def test_setup_offers_auto_and_the_backfill_reads_through_claude_code(home, tmp_
     got = json.loads(_setup(capsys, tmp_path / "brain", "--json", "--dry-run"))
     step = next(s for s in got["steps"] if s["id"] == "llm")
     assert step["value"] == "auto" and "claude-code" in step["title"] and got["found"]["auto_provider"] == "claude-code"
+    backfill = next(s for s in got["steps"] if s["id"] == "backfill")
+    assert not any("read offline" in n for n in backfill["notes"])  # a model reads them: no offline note
     got = json.loads(_setup(capsys, tmp_path / "brain", "--json", "--yes"))
     assert got["outcome"]["llm"] == "set; the connection test answered"
     assert got["outcome"]["backfill"].startswith("3 sessions read")
