@@ -190,9 +190,15 @@ def _llm(cfg):
                             fix=f"run `{exe}` once to check its login and limit; the next harvest tries again")
         return f"{name} (`{exe}` logged in)"
     if flavour is None:
-        raise Optional_("none configured: distilling and answering work offline (extractive)",
-                        fix="`aida config set llm.provider ollama` (a local server), or openai / anthropic and "
-                            "`aida config set-key PROVIDER`")
+        from brain_core.llm.factory import resolve_auto
+
+        now = resolve_auto()
+        raise Optional_("none configured: harvests read offline (their records marked unchecked) and answers "
+                        "are extractive",
+                        fix=(f"`aida config set llm.provider auto` uses {now}, logged in on this machine"
+                             if now != "none" else
+                             "log in to claude, codex or gemini once and `aida config set llm.provider auto`")
+                            + "; or ollama (a local server), or openai / anthropic with `aida config set-key PROVIDER`")
     from brain_core.config.keys import env_names, lookup
 
     key, where = lookup(name)

@@ -38,6 +38,7 @@ def test_a_fresh_machine_has_no_failures_for_optional_parts(brain, null_keyring,
     assert r["gpu"]["status"] in ("ok", "optional")
     assert r["keyring"]["status"] == "optional" and "null" in r["keyring"]["detail"]
     assert r["llm"]["status"] == "optional"
+    assert "read offline" in r["llm"]["detail"] and "unchecked" in r["llm"]["detail"]
     assert all(x["status"] != "fail" for x in r.values()), r
     assert rc == 0
 
@@ -117,3 +118,22 @@ def test_the_tray_hint_on_a_machine_without_a_display(tmp_path):
     assert r.returncode == 1
     if sys.platform.startswith("linux"):
         assert "no display" in r.stderr and "aida ask" in r.stderr and "make run" not in r.stderr
+
+
+def test_with_no_model_set_doctor_names_the_agent_cli_already_logged_in(brain, null_keyring, capsys, tmp_path,
+                                                                         monkeypatch):
+    from tests.helpers.fake_agents import install, on_path
+
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+                "GOOGLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    on_path(monkeypatch, install(tmp_path / "bin"))
+    _, r = _doctor(capsys, "--brain", str(brain.root))
+    assert "log in to claude, codex or gemini once" in r["llm"]["fix"]
+    (home / ".claude" / ".credentials.json").write_text("{}")
+    _, r = _doctor(capsys, "--brain", str(brain.root))
+    assert r["llm"]["status"] == "optional"
+    assert r["llm"]["fix"].startswith("`aida config set llm.provider auto` uses claude-code, logged in on this machine")
