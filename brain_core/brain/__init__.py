@@ -344,28 +344,10 @@ class Brain:
         self.index.index_written(docs)
 
     def _emit(self, written: list[Written]) -> None:
-        """Tell the tray: one JSON line per record written (appends are atomic at this size)."""
-        from brain_core.redact import scrub
+        """Tell the tray: one line per record written in the events file (:mod:`.events`)."""
+        from brain_core.brain import events
 
-        self.state_dir.mkdir(exist_ok=True)
-        lines = []
-        for w in written:
-            r = w.record
-            kind = "quarantined" if w.path.startswith("quarantine/") else "remembered"
-            event: dict[str, Any] = {"event": kind, "path": w.path, "key": r.key, "profile": r.profile, "type": r.type,
-                                     "first_line": r.body.splitlines()[0][:200], "source": r.source,
-                                     "supersedes": r.supersedes, "at": now_iso()}
-            if OFFLINE_TAG in r.tags:
-                event["unchecked"] = True  # read offline: the notice says so
-            held = r.extra.get("quarantine") if kind == "quarantined" else None
-            if isinstance(held, dict) and held.get("why"):
-                event["why"] = str(held["why"])  # the tray's notice says why it was held
-            lines.append(json.dumps(scrub.value(event), ensure_ascii=False))
-        fd = os.open(self.state_dir / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        try:
-            os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
+        events.append(self.state_dir, [events.written(w.path, w.record) for w in written])
 
     def write_text(self, rel: str, text: str, message: str) -> Path:
         """Write a non-record file (glossary, watermark, meeting transcript...) and commit it.

@@ -19,8 +19,6 @@ loses the tag and the lower confidence, so the session-start block no longer mar
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -209,16 +207,10 @@ def _reindex(brain, tx) -> list[str]:
 
 def _emit(brain, event: str, rec: Record, src: str, dst: str) -> None:
     """A line in ``.aida/events.jsonl`` (the tray follows it; ``remembered`` lines are its notices)."""
-    from brain_core.redact import scrub
+    from brain_core.brain import events
 
-    line = json.dumps(scrub.value({"event": event, "path": dst, "from": src, "key": rec.key, "profile": rec.profile,
-                                   "type": rec.type, "at": now_iso()}), ensure_ascii=False)
-    brain.state_dir.mkdir(exist_ok=True)
-    fd = os.open(brain.state_dir / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, (line + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
+    events.append(brain.state_dir, [{"event": event, "path": dst, "from": src, "key": rec.key,
+                                     "profile": rec.profile, "type": rec.type, "at": now_iso()}])
 
 
 # ------------------------------------------------------------------------------------------ finding again
