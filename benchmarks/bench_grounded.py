@@ -3,7 +3,7 @@ often it catches a name swapped in.
 
     .venv/bin/python benchmarks/bench_grounded.py [-v]
 
-Three sets, each checked against the whole transcript its writer read (parsed and redacted):
+Four sets, each checked against the whole transcript its writer read (parsed and redacted):
 - the second reader's memories (tests/fixtures/distill_second_reader.json: a careful reader, 24 labelled
   sessions); ``dev`` is the 12 sessions of tune, held_out and fresh, read while the check was written,
   ``test`` the 12 of unseen, blind2 and blind3;
@@ -11,7 +11,13 @@ Three sets, each checked against the whole transcript its writer read (parsed an
   against the text the model was sent;
 - swaps: each second-reader memory with a name, its first name (as a whole word) replaced by a name from
   a memory of another session that this session never says; the figure is the share caught (a name
-  whose every part the session says passes, and a lowercase word in prose is no name).
+  whose every part the session says passes, and a lowercase word in prose is no name);
+- swaps at a sentence's start: each second-reader memory with a sentence whose subject is "The <word>"
+  or a capitalised name the session says, followed by a possessive or a finite verb ("Xcode is ...",
+  "The runner pushes ...", "The user's rule ..."; the first such sentence), that subject replaced by
+  a plain capitalised name from another session's memories that this session never says ("Dana
+  pushes ..."); the figure is the share caught (the check reads a first word as a name only
+  when what follows shows it acting, so "Dana pushes" is caught and "Installer output ..." is not).
 Prints, per set, the memories checked and the share held, and with -v every memory held and why.
 """
 
@@ -40,6 +46,7 @@ def _transcript(tool: str, file: str) -> str:
 
 
 def main() -> None:
+    from brain_core.harvest.grounded import _COMMON as COMMON
     from brain_core.harvest.grounded import AGENTS, Said, names, unsaid
 
     ap = argparse.ArgumentParser()
@@ -104,6 +111,29 @@ def main() -> None:
         if args.verbose and not hit:
             print(f"    missed swap {mine[0]!r} -> {new!r}: {swapped[:100]!r}")
     print(f"swapped names      memories {tried:>3}  caught {caught:>2}  ({caught / max(1, tried):.0%})")
+
+    caught = tried = 0
+    # a subject: "The <noun>" or a name the session says, then a possessive or a finite verb (a word in -s
+    # or -ed, or an auxiliary), told by its shape alone, not by the check's own list
+    subject = re.compile(r"(?:(?<=^)|(?<=[.!?] ))(?:The [a-z][\w-]*|[A-Z][A-Za-z]+)"
+                         r"(?=(?:'s|\u2019s)\b| (?:[a-z]+(?:s|ed)|is|was|has|had|must|should|can|will|does|did|ran|set)\b)")
+    for _, f, body in memories:
+        m = subject.search(body)
+        lead = m.group(0) if m else ""
+        if not m or not lead.startswith("The ") and (lead.lower() in COMMON or not said[f].says(lead)):
+            continue  # "In the repo, ..." has no subject to swap; a name the session never says is not a good record
+        others = [n for _, g, b in memories if g != f for n in names(b)
+                  if n.isalpha() and n[0].isupper() and n[1:].islower() and len(n) > 3 and not said[f].says(n)]
+        if not others:  # a plain capitalised word ("Dana", "Mistral"): what only a sentence's start hides
+            continue
+        new = rng.choice(others)
+        swapped = body[:m.start()] + new + body[m.end():]
+        tried += 1
+        hit = new in unsaid(swapped, said[f])
+        caught += hit
+        if args.verbose and not hit:
+            print(f"    missed start swap {m.group(0)!r} -> {new!r}: {swapped[:100]!r}")
+    print(f"swapped at start   memories {tried:>3}  caught {caught:>2}  ({caught / max(1, tried):.0%})")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ there that nobody said: a file, a flag, a function, a version, a person or a pro
 transcript says "the CI runner". :func:`unsaid` lists the names in a record's body that the text the
 model was given never contains. A name is a word with the shape of one: inline code, a path or a file
 name, a flag, an identifier (``snake_case``, ``camelCase``, ``a.b``), a number of two digits or more,
-or a capitalised word inside a sentence. Common words and short acronyms ("the CLI", "a PR") are
-not names. The test is lenient on form and strict on content: case, punctuation and separators are
+or a capitalised word inside a sentence, or at its start when what follows shows it acting ("Dana
+pushes", "Dana's", "Dana and Lee"; "Despite" or "Keep" there is an ordinary word). Common words and
+short acronyms ("the CLI", "a PR") are not names. The test is lenient on form and strict on content: case, punctuation and separators are
 ignored ("GoGit" is said by "go-git"), and a name whose every part is said as a word passes; a short
 name must be said as a word ("Dana" is not said by "standard analysis").
 
@@ -102,9 +103,34 @@ def _names(body: str) -> list[tuple[str, bool]]:
     for m in _TOKEN.finditer(prose):
         tok = m.group(0).rstrip(".:,;-/+#")
         before = prose[:m.start()]
-        if tok and _is_name(tok, at_start=bool(_SENTENCE_START.search(before))):
+        at_start = bool(_SENTENCE_START.search(before))
+        if tok and (_is_name(tok, at_start=at_start) or at_start and _acts(tok, prose, m.start() + len(tok))):
             out.append((tok, bool(_ROUGHLY.search(before))))
     return out
+
+
+# What follows a sentence's first word when that word is someone or something acting: "Dana's",
+# "Dana and Lee", "Dana pushes", "Dana said". An ordinary first word ("Despite", "Keep", "Several
+# tests", "Installer output") is followed by none of these, so it is not taken for a name. A word
+# that looks plural ("Deploys", "Builds") is a name only before a verb that takes one subject.
+_ONE_ACTS = re.compile(
+    r"(?:'s|\u2019s)\b|\s+(?:and|&) [A-Z][a-z]+\b|\s+(?:is|was|has|does|says|wants|prefers|owns|asks|decides|agrees"
+    r"|likes|thinks|tells|writes|reviews|approves|handles|manages|maintains|runs|pushes|merges|deploys|needs"
+    r"|uses|leads|works|sets|signs|rotates|builds|releases|publishes|checks|requires|chooses|picks|insists"
+    r"|confirms|reports)\b")
+_ANY_ACTS = re.compile(
+    r"\s+(?:will|would|should|must|can|did|had|said|wanted|preferred|owned|asked|decided|agreed|liked|thought"
+    r"|told|wrote|reviewed|approved|handled|managed|maintained|ran|pushed|merged|deployed|needed|used|led"
+    r"|worked|signed|rotated|built|released|published|checked|required|chose|picked|insisted|confirmed"
+    r"|reported)\b")
+_PLURAL = re.compile(r"[^su]s$")
+
+
+def _acts(tok: str, prose: str, end: int) -> bool:
+    """Whether ``tok``, a sentence's first word, is a capitalised word that acts (see _ONE_ACTS)."""
+    if not (tok.isalpha() and tok[0].isupper() and not tok.isupper() and tok.lower() not in _COMMON):
+        return False
+    return bool(_ONE_ACTS.match(prose, end) or (not _PLURAL.search(tok) and _ANY_ACTS.match(prose, end)))
 
 
 def _is_name(tok: str, *, at_start: bool) -> bool:
