@@ -106,10 +106,7 @@ def main() -> None:
         if not done:
             continue  # the name only inside a longer word
         tried += 1
-        hit = new in unsaid(swapped, said[f])
-        caught += hit
-        if args.verbose and not hit:
-            print(f"    missed swap {mine[0]!r} -> {new!r}: {swapped[:100]!r}")
+        caught += _caught(new, swapped, said[f], mine[0], "swap", args.verbose)
     print(f"swapped names      memories {tried:>3}  caught {caught:>2}  ({caught / max(1, tried):.0%})")
 
     caught = tried = 0
@@ -129,11 +126,18 @@ def main() -> None:
         new = rng.choice(others)
         swapped = body[:m.start()] + new + body[m.end():]
         tried += 1
-        hit = new in unsaid(swapped, said[f])
-        caught += hit
-        if args.verbose and not hit:
-            print(f"    missed start swap {m.group(0)!r} -> {new!r}: {swapped[:100]!r}")
+        caught += _caught(new, swapped, said[f], lead, "start swap", args.verbose)
     print(f"swapped at start   memories {tried:>3}  caught {caught:>2}  ({caught / max(1, tried):.0%})")
+
+
+def _caught(new: str, swapped: str, said, old: str, kind: str, verbose: bool) -> bool:
+    """Whether the check names ``new``, swapped in for ``old``; with ``verbose`` a miss is printed."""
+    from brain_core.harvest.grounded import unsaid
+
+    hit = new in unsaid(swapped, said)
+    if verbose and not hit:
+        print(f"    missed {kind} {old!r} -> {new!r}: {swapped[:100]!r}")
+    return hit
 
 
 if __name__ == "__main__":

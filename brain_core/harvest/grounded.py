@@ -7,8 +7,8 @@ model was given never contains. A name is a word with the shape of one: inline c
 name, a flag, an identifier (``snake_case``, ``camelCase``, ``a.b``), a number of two digits or more,
 or a capitalised word inside a sentence, or at its start when what follows shows it acting ("Dana
 pushes", "Dana's", "Dana and Lee"; "Despite" or "Keep" there is an ordinary word). Common words and
-short acronyms ("the CLI", "a PR") are not names. The test is lenient on form and strict on content: case, punctuation and separators are
-ignored ("GoGit" is said by "go-git"), and a name whose every part is said as a word passes; a short
+short acronyms ("the CLI", "a PR") are not names. The test is lenient on form and strict on content:
+case, punctuation and separators are ignored ("GoGit" is said by "go-git"), and a name whose every part is said as a word passes; a short
 name must be said as a word ("Dana" is not said by "standard analysis").
 
 :func:`mark` puts what a model's record names unsaid in its ``extra`` (``unsaid``); the write path
@@ -103,8 +103,7 @@ def _names(body: str) -> list[tuple[str, bool]]:
     for m in _TOKEN.finditer(prose):
         tok = m.group(0).rstrip(".:,;-/+#")
         before = prose[:m.start()]
-        at_start = bool(_SENTENCE_START.search(before))
-        if tok and (_is_name(tok, at_start=at_start) or at_start and _acts(tok, prose, m.start() + len(tok))):
+        if tok and _is_name(tok, at_start=bool(_SENTENCE_START.search(before)), after=prose[m.start() + len(tok):]):
             out.append((tok, bool(_ROUGHLY.search(before))))
     return out
 
@@ -126,14 +125,12 @@ _ANY_ACTS = re.compile(
 _PLURAL = re.compile(r"[^su]s$")
 
 
-def _acts(tok: str, prose: str, end: int) -> bool:
-    """Whether ``tok``, a sentence's first word, is a capitalised word that acts (see _ONE_ACTS)."""
-    if not (tok.isalpha() and tok[0].isupper() and not tok.isupper() and tok.lower() not in _COMMON):
-        return False
-    return bool(_ONE_ACTS.match(prose, end) or (not _PLURAL.search(tok) and _ANY_ACTS.match(prose, end)))
+def _acts(word: str, after: str) -> bool:
+    """Whether ``word``, a capitalised word that starts a sentence, acts in what follows (see _ONE_ACTS)."""
+    return word.isalpha() and bool(_ONE_ACTS.match(after) or (not _PLURAL.search(word) and _ANY_ACTS.match(after)))
 
 
-def _is_name(tok: str, *, at_start: bool) -> bool:
+def _is_name(tok: str, *, at_start: bool, after: str = "") -> bool:
     core = tok.lstrip("-")
     if _SLOTS.search(core) or core.lower() in _ABBREVIATIONS:
         return False
@@ -150,7 +147,7 @@ def _is_name(tok: str, *, at_start: bool) -> bool:
     if core.isupper():
         return len(core) > 5  # "CLI", "JSON", "HTTPS": generic; a long one names something
     if core[0].isupper():
-        return not at_start
+        return not at_start or _acts(core, after)
     return False
 
 
