@@ -26,7 +26,7 @@ or an API provider, with its default settings, one call per session).
 the claude-code provider's exact prompt and text per session, and the answer), through the same checks after it.
 ``--baseline REF`` scores the distiller of a git revision too (e.g. ``main``), by running this
 script from a temporary worktree of that revision with this checkout's labels and sessions.
-Leave-one-project-out figures over the development splits: ``benchmarks/distill_cv.py``.
+Leave-one-project-out figures of the chooser of the agent's sentences: ``benchmarks/train_selector.py``.
 ``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
 half only (``--held-out-details`` adds the other six splits: for reporting, never while tuning).
 """

@@ -165,8 +165,10 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
     merged = _merge_groups(groups)
     merged.sort(key=lambda g: -g[0])
     candidates = [(score, rtype, " ".join(s.text for s in group)) for score, rtype, group in merged]
-    more, beyond = _whole_session(turns, refused)
-    candidates += more
+    rules, found, beyond = _whole_session(turns, refused)
+    candidates += rules
+    first_found = len(candidates)  # from here on the agent's findings
+    candidates += found
     completing = len(candidates)  # from here on a candidate may only complete a kept record
     candidates += beyond
 
@@ -176,6 +178,8 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
         words = _content_words(body)
         if not words or code_only(body) or any(_jaccard(words, w) >= 0.6 or _said_in(words, w) for w in kept_words):
             continue
+        if n >= first_found and any(len(words & w) >= RESTATED * len(words) for w in kept_words):
+            continue  # the agent saying again what a kept record says ("Done: ... now retries with ...")
         same = _same_finding(body, words, records, kept_words)
         if same is not None:  # another wording of a kept record's finding: one record says both or one
             if len(words - kept_words[same]) >= SAID_MORE * len(words) \
@@ -200,6 +204,9 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
 # and the two fit in this many characters; otherwise it is dropped.
 SAID_MORE = 0.4
 MERGED_CHARS = 600
+# An agent's finding whose words are mostly (this share) a kept record's restates it: the person's
+# decision reported back as done, or the finding said again in the closing summary.
+RESTATED = 2 / 3
 _NAMED_THING = re.compile(r"`([^`\n]{2,80})`|(?<![\w-])([A-Za-z][\w-]*(?:[./][\w-]+)+|[a-z]+_\w+|--?[a-z][\w-]+"
                           r"|[a-z]+[A-Z]\w*|[A-Z]\w*[A-Z]\w*|[A-Z][a-z]{2,}\w*)(?![\w-])")
 
@@ -229,22 +236,21 @@ def _same_finding(body: str, words: set[str], records: list[dict], kept_words: l
     return None
 
 
-# What the agent found and the person ruled without a cue word (see .findings): a finding needs
-# this score, and at most this many of a session's records are the agent's.
-FINDING_THRESHOLD = 2.75
-MAX_FINDINGS = 5
-MAX_RULES = 4  # the person's terse rules (one per turn) kept from one session
+# The person's terse rules (one per turn) kept from one session, beside what the agent found (chosen
+# by .selector, which also caps them).
+MAX_RULES = 4
+PAST_CAP = 3  # findings past the cap that may still complete a kept record
 
 
-def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None
-                   ) -> tuple[list[tuple[float, str, str]], list[tuple[float, str, str]]]:
-    """Candidates beyond the person's cue-word sentences, best first: the person's choices among
-    options offered, their terse rules, then the agent's findings; and the next few findings past
-    the cap, which may only complete a kept record (one finding said again, see :func:`extractive`)."""
-    from brain_core.harvest.findings import agent_findings, person_choices, person_rules
+def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> tuple[list, list, list]:
+    """Candidates beyond the person's cue-word sentences, best first, each (score, type, text): the
+    person's choices among options offered and their terse rules; the agent's findings; and the next
+    few findings past the cap, which may only complete a kept record (see :func:`extractive`)."""
+    from brain_core.harvest.findings import person_choices, person_rules
+    from brain_core.harvest.selector import fitted, select
 
     if not any(role == "assistant" for role, _ in turns):
-        return [], []  # plain speech (a meeting) or the person alone: nothing found by an agent
+        return [], [], []  # plain speech (a meeting) or the person alone: nothing found by an agent
     out: list[tuple[float, str, str]] = []
     for score, rtype, text, _ in person_choices(turns) + person_rules(turns):
         if standing_order(text):
@@ -254,10 +260,12 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None
         if score >= THRESHOLD:
             out.append((score, rtype, text))
     out = sorted(out, key=lambda c: -c[0])[:MAX_RULES]
-    found = [(score, rtype, text) for score, rtype, text, _ in agent_findings(turns)
-             if score >= FINDING_THRESHOLD and not standing_order(text)]
+    # A finding ranks among the candidates above the cue-word threshold, by its chance.
+    found = [(THRESHOLD + chance, "fact", text) for chance, text in select(turns, more=PAST_CAP)
+             if not standing_order(text)]
+    keep = fitted()["keep"]
     # The person's own rules first (they outrank what the agent concluded), then the findings.
-    return out + found[:MAX_FINDINGS], found[MAX_FINDINGS:MAX_FINDINGS + 3]
+    return out, found[:keep], found[keep:]
 
 
 def _split_turns(text: str) -> list[tuple[str, str]]:

@@ -19,8 +19,9 @@ crucial", "TODO is not acceptable"). This module finds both without a model:
 - :func:`person_choices`: the person's pick among options the agent offered ("I like Option C",
   "go with 2"), written with the option's own words.
 
-``TOGGLES`` names the later rules that ``benchmarks/distill_cv.py`` switches off in turn to judge
-them by leave-one-project-out. Everything here returns scored candidates; :func:`.distill.extractive` ranks, merges and caps them.
+Everything here returns scored candidates. The person's rules and choices go to
+:func:`.distill.extractive`, which ranks, merges and caps them; the agent's findings are one signal
+among many of :mod:`.selector`, the learned chooser of the agent's sentences.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ import re
 
 from brain_core.harvest.codeish import code_only
 from brain_core.text.sentences import reply_sentences
-
-TOGGLES = ("_STRONG_MORE", "_STRONG_HOW", "_PERSON_STATE", "_TRANSIENT")
 
 # ------------------------------------------------------------------------------- sentences
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)

@@ -1,0 +1,207 @@
+"""Fit the offline distiller's chooser of the agent's sentences (brain_core/harvest/selector.py).
+
+    .venv/bin/python benchmarks/train_selector.py [--write] [--splits tune,held_out,...]
+
+Reads the labelled real sessions of the training splits (tests/fixtures/distill_labels.json) through
+the path the sweep takes, up to the text the distiller is given; takes every candidate sentence of the
+agent's replies (selector.candidates) and labels it right when it matches a labelled item of its
+session (the benchmark's own matching rule). Fits a logistic regression (Newton's method, L2), and
+judges it by leave-one-project-out: each project's sessions scored by the weights fitted on the
+others. The threshold and the per-session cap are chosen on those held-out scores by F0.5 over the
+labelled items (precision weighs twice recall), counting an item found when a kept sentence matches
+it. Prints the pooled held-out figures per threshold and cap, then the choice. ``--write`` writes
+selector.json with the weights fitted on all the training sessions. blind5 is never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from brain_core.harvest import distill, selector  # noqa: E402
+from brain_core.harvest.compaction import unfold  # noqa: E402
+from tests.helpers.distill_labelled import harvest, load, matches  # noqa: E402
+
+TRAIN = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4")
+L2 = 1.0
+
+
+def project(file: str) -> str:
+    if file.startswith("claude-2.1.14-drmaciver"):
+        return "drmaciver"
+    if file.startswith("claude-"):
+        return "spotter"
+    if file.startswith("tonyandrewmeyer-"):
+        return "-".join(file.split("-")[:2])
+    return file.split("-")[0]
+
+
+def sessions(splits) -> list[dict]:
+    """Per labelled session: its project, items, the text the distiller is given, its candidates'
+    signals and the items each matches."""
+    seen: list[str] = []
+    real = distill.extractive
+
+    def capture(text, **_kw):
+        seen.append(text)
+        return []  # only the text is wanted (and the weights being fitted may not fit the code yet)
+
+    distill.extractive = capture
+    out = []
+    try:
+        for split in splits:
+            for case in load(split):
+                seen.clear()
+                harvest(case)
+                text = seen[-1] if seen else ""
+                turns = unfold(distill._split_turns(text))
+                s = {"file": case.file, "project": project(case.file), "items": case.items, "text": text}
+                cands = selector.candidates(turns)
+                s["x"] = np.array([c.x for c in cands], dtype=float).reshape(len(cands), len(selector.FEATURES))
+                s["hits"] = [[i["id"] for i in case.items if matches(i, c.text)] for c in cands]
+                out.append(s)
+    finally:
+        distill.extractive = real
+    return out
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> dict:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    mean[0], scale[0] = 0.0, 1.0
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
+    w = np.zeros(z.shape[1])
+    reg = np.full(z.shape[1], L2)
+    reg[0] = 0.0
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
+        grad = z.T @ (p - y) + reg * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(reg + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return {"mean": mean.tolist(), "scale": scale.tolist(), "weights": w.tolist()}
+
+
+def chances(model: dict, x: np.ndarray) -> np.ndarray:
+    if not len(x):
+        return np.zeros(0)
+    z = (x - np.array(model["mean"])) / np.array(model["scale"])
+    return 1 / (1 + np.exp(-np.clip(z @ np.array(model["weights"]), -30, 30)))
+
+
+def stack(group):
+    xs = [s["x"] for s in group if len(s["x"])]
+    ys = [np.array([1.0 if h else 0.0 for h in s["hits"]]) for s in group if len(s["x"])]
+    return np.vstack(xs), np.concatenate(ys)
+
+
+def tally(group, scores, threshold: float, keep: int) -> tuple[int, int, int, int]:
+    """(kept, right, found, labelled) when each session keeps its best ``keep`` at ``threshold``."""
+    kept = right = found = labelled = 0
+    for s, p in zip(group, scores):
+        labelled += len(s["items"])
+        hits = s["hits"]
+        order = np.argsort(-p)[:keep]
+        chosen = [i for i in order if p[i] >= threshold]
+        kept += len(chosen)
+        right += sum(1 for i in chosen if hits[i])
+        found += len({h for i in chosen for h in hits[i]})
+    return kept, right, found, labelled
+
+
+def f05(p: float, r: float) -> float:
+    return 1.25 * p * r / (0.25 * p + r) if p + r else 0.0
+
+
+def held_out_scores(data) -> tuple[dict, dict]:
+    """Each session's candidates scored by weights fitted without its project; and those weights."""
+    held: dict[str, np.ndarray] = {}
+    models: dict[str, dict] = {}
+    for proj in sorted({s["project"] for s in data}):
+        model = fit(*stack([s for s in data if s["project"] != proj]))
+        models[proj] = model
+        for s in data:
+            if s["project"] == proj:
+                held[s["file"]] = chances(model, s["x"])
+    return held, models
+
+
+def whole(data, models: dict) -> tuple[float, float, int]:
+    """The whole offline distiller, leave-one-project-out: each project's sessions read with the
+    weights fitted on the others. (precision, recall, kept)."""
+    kept = right = found = labelled = 0
+    real = selector.fitted
+    try:
+        for proj in sorted({s["project"] for s in data}):
+            fold = models[proj]
+            selector.fitted = lambda fold=fold: fold  # type: ignore[assignment]
+            for s in data:
+                if s["project"] != proj:
+                    continue
+                records = distill.extractive(s["text"], profile="claude", source="x") if s["text"] else []
+                labelled += len(s["items"])
+                kept += len(records)
+                hit = set()
+                for r in records:
+                    which = [i["id"] for i in s["items"] if matches(i, r["body"])]
+                    right += bool(which)
+                    hit.update(which)
+                found += len(hit)
+    finally:
+        selector.fitted = real  # type: ignore[assignment]
+    return (right / kept if kept else 0.0), found / labelled, kept
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write", action="store_true", help="write brain_core/harvest/selector.json")
+    ap.add_argument("--splits", default=",".join(TRAIN))
+    args = ap.parse_args()
+    data = sessions(args.splits.split(","))
+    projects = sorted({s["project"] for s in data})
+    x, y = stack(data)
+    print(f"{len(data)} sessions, {len(projects)} projects, {len(y)} candidate sentences, {int(y.sum())} matching a labelled item")
+    held, folds = held_out_scores(data)
+    scores = [held[s["file"]] for s in data]
+    best = None
+    print("held out by project (pooled):  threshold  keep  kept  right  precision  found/labelled  recall  F0.5")
+    for threshold in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+        for keep in (2, 3, 4, 5):
+            kept, right, found, labelled = tally(data, scores, threshold, keep)
+            p = right / kept if kept else 0.0
+            r = found / labelled if labelled else 0.0
+            print(f"{'':31}{threshold:>9.2f}  {keep:>4}  {kept:>4}  {right:>5}  {p:>9.2f}  {found:>6}/{labelled:<7}  {r:>6.2f}  {f05(p, r):.3f}")
+            if best is None or f05(p, r) > best[0]:
+                best = (f05(p, r), threshold, keep, p, r)
+    assert best is not None
+    print(f"chosen: threshold {best[1]}, keep {best[2]} (the agent's sentences alone, held out: precision {best[3]:.2f}, "
+          f"recall {best[4]:.2f})")
+    for proj in folds:
+        folds[proj].update(threshold=best[1], keep=best[2])
+    p, r, kept = whole(data, folds)
+    print(f"the whole offline distiller (the person's cue words, rules and choices too), each project read with the "
+          f"weights fitted on the others: {kept} kept, precision {p:.2f}, recall {r:.2f}")
+    model = fit(x, y)
+    top = sorted(zip(selector.FEATURES, model["weights"]), key=lambda p: -abs(p[1]))[:10]
+    print("strongest signals: " + ", ".join(f"{n} {w:+.2f}" for n, w in top))
+    if args.write:
+        out = {"about": "Weights of brain_core/harvest/selector.py, fitted by benchmarks/train_selector.py on the "
+                        f"splits {args.splits} ({len(data)} sessions, {len(y)} sentences).",
+               "features": list(selector.FEATURES), "threshold": best[1], "keep": best[2],
+               **{k: [round(v, 6) for v in vals] for k, vals in model.items()}}
+        selector.WEIGHTS.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {selector.WEIGHTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""A learned chooser of the agent's sentences worth keeping, offline.
+
+:func:`.findings.agent_findings` keeps a sentence of the agent's when hand-set rules say it states
+a finding (a cause or a limit of something named). Those rules were written while reading a few
+dozen sessions and miss most findings of sessions from other projects. This module reads every
+prose sentence of the agent's replies, describes each by a few dozen signals (the findings rules'
+own marks counted, not obeyed; what the sentence names and whether the rest of the session names
+it too; where it stands in its reply and in the session; its person and tense) and weighs them
+with a logistic regression fitted on the labelled real sessions (``selector.json`` beside this
+file, written by ``benchmarks/train_selector.py``, which also reports its leave-one-project-out
+figures). No model is loaded: the weights are a few dozen numbers and the signals are regular
+expressions, so a session is read in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from brain_core.harvest import findings as f
+from brain_core.harvest.codeish import code_only
+
+WEIGHTS = Path(__file__).with_name("selector.json")
+LONGEST = f.LONGEST_FINDING
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'll|i've|i'm|me|my|let me|let's)\b", re.I)
+_WE = re.compile(r"\b(?:we|we're|we've|our|us)\b", re.I)
+_PAST = re.compile(r"\b\w{3,}ed\b")
+_PRESENT = re.compile(r"\b(?:is|are|does|doesn't|don't|has|have|can't|cannot|won't)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|doesn't|don't|isn't|aren't|can't|cannot|won't|without)\b", re.I)
+_RULE_WORDS = re.compile(r"\b(?:must|always|never|should|only|required?|needs? to)\b", re.I)
+_CAUSE = re.compile(r"\b(?:because|since|due to|caused by|root cause|the reason|which means|so that|otherwise)\b", re.I)
+_FIX_WORDS = re.compile(r"\b(?:the fix|fixed by|workaround|solution|instead)\b", re.I)
+_DONE_WORDS = re.compile(r"\b(?:works|worked|working|fixed|passes|passed|succeeded|done)\b", re.I)
+_NOTE = re.compile(r"\b(?:note|important|key|gotcha|caveat|careful|beware|warning)\b", re.I)
+_FILE = re.compile(r"[\w.-]+/[\w./-]+|\b\w+\.(?:py|ts|js|json|toml|ya?ml|md|rs|go|sh|ex|exs|lock|conf|sql|c|h|cpp)\b")
+_DIGITS = re.compile(r"\d")
+_NOW = re.compile(r"(?<=\w )now\b", re.I)
+_DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|changed|removed|summary|all set)\b", re.I)
+# Never a finding: the agent announcing its next step or what it just did, offering help, or a
+# line of JSON (an error payload pasted into the reply).
+_NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|now (?:let|i)\b|next,? i|first,? i|i need to"
+                          r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
+                          r"|i can help|i'd (?:suggest|recommend)|would you|do you)\b|\{\"\w", re.I)
+_WORD = re.compile(r"[a-z][a-z0-9]{3,}")
+_TOKEN = re.compile(r"`([^`\n]{2,60})`|\b([A-Za-z_][\w]*(?:[._/-][\w]+)+|[a-z]+_\w+|[a-z]+[A-Z]\w+|[A-Z]\w*[A-Z]\w*)\b")
+
+FEATURES = (
+    "bias", "strong", "strong_more", "strong_how", "weak", "anchors", "named", "narrate", "report", "transient",
+    "hedged", "not_claim", "vague", "labelled", "issue_is", "status", "yours", "length", "words", "first_in_reply",
+    "last_in_reply", "place_in_reply", "place_in_session", "last_reply", "tokens_elsewhere", "tokens_by_person",
+    "cause", "first_person", "we", "past", "present", "negation", "rule_words", "fix_words", "done_words",
+    "note", "file", "digits", "colon_end", "reply_length", "finding_score", "person_overlap", "now", "done_lead",
+)
+
+
+@dataclass
+class Candidate:
+    turn: int
+    index: int
+    text: str
+    x: list[float]
+
+
+@lru_cache(maxsize=1)
+def fitted() -> dict:
+    """The weights (``selector.json``): means and scales of the signals, their weights, the chance
+    a sentence needs, and how many a session may keep."""
+    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    if tuple(data["features"]) != FEATURES:
+        raise ValueError(f"{WEIGHTS.name} was fitted on other signals; run benchmarks/train_selector.py --write.")
+    return data
+
+
+def _tokens(text: str) -> set[str]:
+    return {(m.group(1) or m.group(2)).lower() for m in _TOKEN.finditer(text)}
+
+
+def _clean(s: str) -> str:
+    """The sentence as a record would say it: a label ("Root cause:"), a lead ("However, ") and
+    "The issue is that" dropped."""
+    s = f._LEAD.sub("", f._LABELLED.sub("", s))
+    if f._ISSUE_IS.match(s):
+        s = re.sub(r"^because\s+", "", f._ISSUE_IS.sub("", s), flags=re.I)
+    return s[:1].upper() + s[1:] if s else s
+
+
+def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
+    """Every prose sentence of the agent's replies that could stand alone as a record, with its signals."""
+    person_tokens: set[str] = set()
+    person_words: set[str] = set()
+    counts: dict[str, int] = {}
+    said: list[tuple[int, list[str]]] = []
+    replies = [n for n, (role, _) in enumerate(turns) if role == "assistant"]
+    for n, (role, body) in enumerate(turns):
+        if role == "user":
+            person_tokens |= _tokens(body)
+            person_words |= set(_WORD.findall(body.lower()))
+        elif role == "assistant":
+            for tok in _tokens(body):
+                counts[tok] = counts.get(tok, 0) + 1
+            if not f._turned_down(turns, n):
+                said.append((n, f.sentences(body, shortest=12)))
+    found = {(n, text[:40].lower()): score for score, _, text, n in f.agent_findings(turns)}
+    out = []
+    last = replies[-1] if replies else -1
+    for n, items in said:
+        reply_len = len(turns[n][1])
+        for k, raw in enumerate(items):
+            s = _clean(raw)
+            if (len(s) < 20 or len(s) > LONGEST or len(s.split()) < 4 or s.rstrip()[-1:] in "?!" or code_only(s)
+                    or _NOT_FINDING.search(s)):
+                continue
+            low = s.lower()
+            toks = _tokens(s)
+            elsewhere = sum(1 for t in toks if counts.get(t, 0) > 1)
+            words = set(_WORD.findall(low))
+            x = [
+                1.0,
+                min(len(f._STRONG.findall(s)), 3), min(len(f._STRONG_MORE.findall(s)), 2), min(len(f._STRONG_HOW.findall(s)), 2),
+                min(len(f._WEAK.findall(s)), 3), min(len(f._ANCHOR.findall(s)), 4), min(len(f._NAMED.findall(s)), 4),
+                float(bool(f._NARRATE.match(low))), float(bool(f._REPORT.search(low))), float(bool(f._TRANSIENT.search(low))),
+                float(bool(f._HEDGED.search(re.sub(r"\([^)]*\)", "", low)))), float(bool(f._NOT_CLAIM.match(low))),
+                float(bool(f._VAGUE.match(s))), float(bool(f._LABELLED.match(raw))), float(bool(f._ISSUE_IS.match(raw))),
+                float(bool(f._STATUS_LABEL.match(s) or f._STATUS_ROW.search(s) or f._TITLED.match(s))),
+                float(bool(f._YOURS.search(s))),
+                math.log1p(len(s)) - 4.0, min(len(s.split()), 60) / 20.0,
+                float(k == 0), float(k == len(items) - 1), k / max(len(items) - 1, 1),
+                replies.index(n) / max(len(replies) - 1, 1), float(n == last),
+                min(elsewhere, 4), min(len(toks & person_tokens), 3),
+                min(len(_CAUSE.findall(s)), 2), float(bool(_FIRST_PERSON.search(s))), float(bool(_WE.search(s))),
+                min(len(_PAST.findall(s)), 3), min(len(_PRESENT.findall(s)), 3), float(bool(_NEGATION.search(s))),
+                float(bool(_RULE_WORDS.search(s))), float(bool(_FIX_WORDS.search(s))), float(bool(_DONE_WORDS.search(s))),
+                float(bool(_NOTE.search(s))), float(bool(_FILE.search(s))), float(bool(_DIGITS.search(s))),
+                float(raw.rstrip().endswith(":")), math.log1p(reply_len) - 7.0,
+                found.get((n, s[:40].lower()), 0.0),
+                len(words & person_words) / max(len(words), 1), float(bool(_NOW.search(s))), float(bool(_DONE_LEAD.match(raw))),
+            ]
+            if s.endswith(":"):
+                s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
+            nxt = items[k + 1] if k + 1 < len(items) else ""
+            if nxt and f._FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
+                s = f"{s} {nxt}"  # the fix that follows a finding completes it ("The workaround is ...")
+            out.append(Candidate(n, k, s, x))
+    return out
+
+
+
+def chance(x: list[float], model: dict) -> float:
+    z = model["weights"][0]
+    for xi, m, sd, w in zip(x[1:], model["mean"][1:], model["scale"][1:], model["weights"][1:]):
+        z += w * (xi - m) / sd
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+
+def select(turns: list[tuple[str, str]], model: dict | None = None, more: int = 0) -> list[tuple[float, str]]:
+    """(chance, sentence) of the agent's sentences worth keeping, best first: at most the fitted
+    cap (and ``more`` past it), each at least the fitted chance, no two saying nearly the same words."""
+    model = model or fitted()
+    scored = sorted(((chance(c.x, model), c.text) for c in candidates(turns)), key=lambda p: -p[0])
+    out: list[tuple[float, str]] = []
+    seen: list[set[str]] = []
+    for p, text in scored:
+        if p < model["threshold"] or len(out) >= model["keep"] + more:
+            break
+        words = set(re.findall(r"[a-z0-9]{3,}", text.lower()))
+        if any(len(words & w) > 0.5 * len(words | w) for w in seen):
+            continue
+        seen.append(words)
+        out.append((p, text))
+    return out
