@@ -95,7 +95,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
     person_words: set[str] = set()
     counts: dict[str, int] = {}
     said: list[tuple[int, list[str]]] = []
-    replies = [n for n, (role, _) in enumerate(turns) if role == "assistant"]
+    replies = {n: k for k, n in enumerate(n for n, (role, _) in enumerate(turns) if role == "assistant")}
     for n, (role, body) in enumerate(turns):
         if role == "user":
             person_tokens |= _tokens(body)
@@ -107,13 +107,13 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
                 said.append((n, f.sentences(body, shortest=12)))
     found = {(n, text[:40].lower()): score for score, _, text, n in f.agent_findings(turns)}
     out = []
-    last = replies[-1] if replies else -1
+    last = max(replies, default=-1)
     for n, items in said:
         reply_len = len(turns[n][1])
         for k, raw in enumerate(items):
             s = _clean(raw)
-            if (len(s) < 20 or len(s) > LONGEST or len(s.split()) < 4 or s.rstrip()[-1:] in "?!" or code_only(s)
-                    or _NOT_FINDING.search(s)):
+            if (len(s) < 20 or len(s) > LONGEST or len(s.split()) < 4 or s.rstrip()[-1:] in "?!"
+                    or _NOT_FINDING.search(s) or code_only(s)):
                 continue
             low = s.lower()
             toks = _tokens(s)
@@ -130,7 +130,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
                 float(bool(f._YOURS.search(s))),
                 math.log1p(len(s)) - 4.0, min(len(s.split()), 60) / 20.0,
                 float(k == 0), float(k == len(items) - 1), k / max(len(items) - 1, 1),
-                replies.index(n) / max(len(replies) - 1, 1), float(n == last),
+                replies[n] / max(len(replies) - 1, 1), float(n == last),
                 min(elsewhere, 4), min(len(toks & person_tokens), 3),
                 min(len(_CAUSE.findall(s)), 2), float(bool(_FIRST_PERSON.search(s))), float(bool(_WE.search(s))),
                 min(len(_PAST.findall(s)), 3), min(len(_PRESENT.findall(s)), 3), float(bool(_NEGATION.search(s))),
