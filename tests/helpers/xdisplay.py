@@ -55,6 +55,12 @@ def _wait(pred, timeout: float, what: str) -> None:
     raise RuntimeError(f"timed out waiting for {what}")
 
 
+def _accepts(env: dict) -> bool:
+    if not shutil.which("xwininfo"):
+        return True
+    return subprocess.run(["xwininfo", "-root"], env=env, capture_output=True).returncode == 0
+
+
 def _tray_owned(env: dict) -> bool:
     """trayer has taken the system tray selection once its panel window exists."""
     if not shutil.which("xwininfo"):
@@ -86,11 +92,24 @@ def display_with_tray(size: tuple[int, int] = (1024, 640)) -> Iterator[dict]:
         procs.append(subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         _wait(lambda: Path(f"/tmp/.X11-unix/X{n}").exists(), 30, "Xvfb")
-        procs.append(subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "request",
-                                       "--height", "32", "--transparent", "true", "--alpha", "0", "--tint", "0x2b2f36",
-                                       "--SetDockType", "true", "--SetPartialStrut", "true"],
-                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        _wait(lambda: _tray_owned(env), 30, "trayer")  # a loaded machine starts it slowly
+        _wait(lambda: _accepts(env), 30, "Xvfb to accept clients")  # the socket exists before the server answers
+        trayer = ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32",
+                  "--transparent", "true", "--alpha", "0", "--tint", "0x2b2f36", "--SetDockType", "true",
+                  "--SetPartialStrut", "true"]
+        for attempt in range(3):  # a trayer that exits at once (a loaded machine) is started again
+            procs.append(subprocess.Popen(trayer, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            tray = procs[-1]
+            try:
+                _wait(lambda: _tray_owned(env) or tray.poll() is not None, 30, "trayer")  # a loaded machine starts it slowly
+            except RuntimeError:
+                if attempt == 2:
+                    raise
+                tray.kill()
+                continue
+            if tray.poll() is None:
+                break
+        else:
+            raise RuntimeError("trayer exited at start three times")
         time.sleep(0.3)
         yield env
     finally:
