@@ -6,11 +6,12 @@ Reads the labelled real sessions of the training splits (tests/fixtures/distill_
 the path the sweep takes, up to the text the distiller is given; takes every candidate sentence of the
 agent's replies (selector.candidates) and labels it right when it matches a labelled item of its
 session (the benchmark's own matching rule). Fits a logistic regression (Newton's method, L2), and
-judges it by leave-one-project-out: each project's sessions scored by the weights fitted on the
-others. The threshold and the per-session cap are chosen on those held-out scores by F0.5 over the
-labelled items (precision weighs twice recall), counting an item found when a kept sentence matches
-it. Prints the pooled held-out figures per threshold and cap, then the choice. ``--write`` writes
-selector.json with the weights fitted on all the training sessions. blind5 is never read here.
+judges it by leave-one-project-out: each project's sessions read with the weights fitted on the other
+projects. For each threshold and per-session cap it prints the held-out figures of the agent's
+sentences alone and of the whole offline distiller (the person's cue-word sentences, rules and choices
+too, run on each project's sessions with that project's held-out weights), and chooses the pair by the
+whole distiller's F0.5 (precision weighs twice recall). ``--write`` writes selector.json with the
+weights fitted on all the training sessions and the chosen pair. blind5 is never read here.
 """
 
 from __future__ import annotations
@@ -173,24 +174,21 @@ def main() -> None:
     print(f"{len(data)} sessions, {len(projects)} projects, {len(y)} candidate sentences, {int(y.sum())} matching a labelled item")
     held, folds = held_out_scores(data)
     scores = [held[s["file"]] for s in data]
+    print("threshold  keep | the agent's sentences alone: kept  precision  recall | the whole distiller: kept  precision  recall  F0.5")
     best = None
-    print("held out by project (pooled):  threshold  keep  kept  right  precision  found/labelled  recall  F0.5")
     for threshold in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
         for keep in (2, 3, 4, 5):
             kept, right, found, labelled = tally(data, scores, threshold, keep)
-            p = right / kept if kept else 0.0
-            r = found / labelled if labelled else 0.0
-            print(f"{'':31}{threshold:>9.2f}  {keep:>4}  {kept:>4}  {right:>5}  {p:>9.2f}  {found:>6}/{labelled:<7}  {r:>6.2f}  {f05(p, r):.3f}")
+            for proj in folds:
+                folds[proj].update(threshold=threshold, keep=keep)
+            p, r, whole_kept = whole(data, folds)
+            print(f"{threshold:>9.2f}  {keep:>4} | {'':28}{kept:>4}  {right / max(kept, 1):>9.2f}  {found / labelled:>6.2f} | "
+                  f"{'':20}{whole_kept:>4}  {p:>9.2f}  {r:>6.2f}  {f05(p, r):.3f}")
             if best is None or f05(p, r) > best[0]:
-                best = (f05(p, r), threshold, keep, p, r)
+                best = (f05(p, r), threshold, keep, p, r, whole_kept)
     assert best is not None
-    print(f"chosen: threshold {best[1]}, keep {best[2]} (the agent's sentences alone, held out: precision {best[3]:.2f}, "
-          f"recall {best[4]:.2f})")
-    for proj in folds:
-        folds[proj].update(threshold=best[1], keep=best[2])
-    p, r, kept = whole(data, folds)
-    print(f"the whole offline distiller (the person's cue words, rules and choices too), each project read with the "
-          f"weights fitted on the others: {kept} kept, precision {p:.2f}, recall {r:.2f}")
+    print(f"chosen by the whole distiller's F0.5: threshold {best[1]}, keep {best[2]}: {best[5]} kept, "
+          f"precision {best[3]:.2f}, recall {best[4]:.2f} (each project read with the weights fitted on the others)")
     model = fit(x, y)
     top = sorted(zip(selector.FEATURES, model["weights"]), key=lambda p: -abs(p[1]))[:10]
     print("strongest signals: " + ", ".join(f"{n} {w:+.2f}" for n, w in top))

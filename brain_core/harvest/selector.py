@@ -25,7 +25,7 @@ from brain_core.harvest import findings as f
 from brain_core.harvest.codeish import code_only
 
 WEIGHTS = Path(__file__).with_name("selector.json")
-LONGEST = f.LONGEST_FINDING
+LONGEST = 400  # a longer sentence is a paragraph; chosen on the cross-validation with 260 (the hand rules' cap)
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'll|i've|i'm|me|my|let me|let's)\b", re.I)
 _WE = re.compile(r"\b(?:we|we're|we've|our|us)\b", re.I)
@@ -41,11 +41,11 @@ _FILE = re.compile(r"[\w.-]+/[\w./-]+|\b\w+\.(?:py|ts|js|json|toml|ya?ml|md|rs|g
 _DIGITS = re.compile(r"\d")
 _NOW = re.compile(r"(?<=\w )now\b", re.I)
 _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|changed|removed|summary|all set)\b", re.I)
-# Never a finding: the agent announcing its next step or what it just did, offering help, or a
-# line of JSON (an error payload pasted into the reply).
+# Never a finding: the agent announcing its next step or what it just did, offering help or options
+# (the person's pick is kept by .findings.person_choices), or a line of JSON (an error payload).
 _NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|now (?:let|i)\b|next,? i|first,? i|i need to"
                           r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
-                          r"|i can help|i'd (?:suggest|recommend)|would you|do you)\b|\{\"\w", re.I)
+                          r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
 _TOKEN = re.compile(r"`([^`\n]{2,60})`|\b([A-Za-z_][\w]*(?:[._/-][\w]+)+|[a-z]+_\w+|[a-z]+[A-Z]\w+|[A-Z]\w*[A-Z]\w*)\b")
 

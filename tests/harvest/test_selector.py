@@ -76,3 +76,11 @@ def test_refitting_on_the_labelled_sessions_gives_the_shipped_weights():
     shipped = selector.fitted()
     for name, a, b in zip(selector.FEATURES, fitted["weights"], shipped["weights"]):
         assert abs(a - b) < 1e-3, f"{name}: refitted {a:.4f}, shipped {b:.4f}: run benchmarks/train_selector.py --write"
+
+
+def test_options_offered_and_announcements_are_no_candidates():
+    reply = ("Options: fixed retries, exponential backoff with a cap plus a dead-letter table, or a queue. "
+             "I'll add the `tempfile` crate to the dependencies of `Cargo.toml` next. " + FINDING)
+    texts = [c.text for c in selector.candidates(session(reply))]
+    assert any("render_as_batch" in t for t in texts), texts
+    assert not any(t.startswith(("Options", "I'll")) for t in texts), texts
