@@ -158,7 +158,7 @@ _YOURS = re.compile(r"^you\b|\byou (?:can|could|should|need|must|may|might|will)
 _LEAD = re.compile(r"^(?:however|also|additionally|note|so|and|but|actually|importantly|unfortunately|got it)\s*[,:—–-]?\s+", re.I)
 # "The issue is that ..." names the bug being worked on now (task at hand); it counts only with a
 # cause or limit of its own after it.
-_ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b\W*(?:that\b)?\s*", re.I)
+_ISSUE_IS = re.compile(r"^(?:the |this |that )?(?:real |main )?(?:issue|problem|bug|culprit|reason|error)(?: here)? (?:is|was)(?: clear)?\b[^\w`]*(?:that\b)?\s*", re.I)
 _LABELLED = re.compile(r"^(?:(?:issue|problem|root cause|cause|finding|key finding|gotcha|caveat|limitation|bug)s?"
                        r"|(?:tested|checked|confirmed|verified)(?: (?:this|it))?(?: directly)?)\s*:\s*", re.I)
 # The sentence after a finding that names its fix ("I need to use `:auto` mode") completes it.

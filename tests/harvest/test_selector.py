@@ -84,3 +84,9 @@ def test_options_offered_and_announcements_are_no_candidates():
     texts = [c.text for c in selector.candidates(session(reply))]
     assert any("render_as_batch" in t for t in texts), texts
     assert not any(t.startswith(("Options", "I'll")) for t in texts), texts
+
+
+def test_a_dropped_lead_keeps_the_code_that_follows_it():
+    reply = 'The error is clear — `migrate --execute` fails with "Database does not exist" when the database was never created.'
+    texts = [c.text for c in selector.candidates(session(reply))]
+    assert any(t.startswith("`migrate --execute` fails") for t in texts), texts
