@@ -1,8 +1,8 @@
-"""The offline distiller on whole real sessions: precision and recall on the labelled set, eight splits.
+"""The offline distiller on whole real sessions: precision and recall on the labelled set, nine splits.
 
     .venv/bin/python benchmarks/bench_distill.py [--baseline REF] [-v]
 
-Reads the 196 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
+Reads the 220 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
 PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
 extractive distiller, redact again) and scores the records kept against the hand labels in
 tests/fixtures/distill_labels.json (see tests/helpers/distill_labelled.py for the matching rule; precision is
@@ -16,7 +16,10 @@ then read for more rules; blind3: 25 sessions (18 Claude Code, 7 Codex CLI) from
 blind after those, scored once blind, then used only to choose between two sets of rules, never read;
 blind4: 25 sessions (19 Claude Code, 6 Codex CLI) from five more, labelled blind once the offline records
 were marked unchecked, scored once blind with no rule changed since, then its wrong person rules read;
-blind5: 25 Claude Code sessions from five more repositories, labelled blind by another reader, never read):
+blind5: 25 Claude Code sessions from five more repositories, labelled blind by another reader, scored
+blind once, then its records read for one rule of the learned chooser; blind6: 24 sessions (16 Claude Code,
+8 Codex CLI) from two more repositories, labelled blind by another reader once the agent's findings came
+from the learned chooser (benchmarks/train_selector.py, fitted on tune to blind4), never read):
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 
@@ -42,7 +45,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5")
+SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5", "blind6")
 
 
 def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS, llm=None) -> dict:

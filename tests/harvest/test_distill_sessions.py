@@ -16,9 +16,9 @@ from tests.helpers.distill_labelled import LABELS, REAL, harvest, load, matches,
 
 @pytest.fixture(scope="module")
 def harvested():
-    # The 'blind2' to 'blind5' splits are for benchmarks/bench_distill.py only: no test holds the
+    # The 'blind2' to 'blind6' splits are for benchmarks/bench_distill.py only: no test holds the
     # distiller to them ('unseen' was one too, until its blind figures were reported).
-    cases = [c for c in load() if c.split not in ("blind2", "blind3", "blind4", "blind5")]
+    cases = [c for c in load() if c.split not in ("blind2", "blind3", "blind4", "blind5", "blind6")]
     for c in cases:
         c.kept = harvest(c)
     return cases
@@ -52,9 +52,13 @@ def test_the_labelled_set_is_well_formed():
     # And an eighth, from five more, labelled blind by another reader (Claude Code only: no usable Codex one found).
     blind5 = [s for s in spec["sessions"] if s["split"] == "blind5"]
     assert len(blind5) >= 20 and sum(len(s["items"]) for s in blind5) >= 40
+    # And a ninth, from two more repositories, labelled blind once the agent's findings came from a learned chooser.
+    blind6 = [s for s in spec["sessions"] if s["split"] == "blind6"]
+    assert len(blind6) >= 20 and sum(len(s["items"]) for s in blind6) >= 40
+    assert {s["tool"] for s in blind6} >= {"claude", "codex"}
     assert {s["split"] for s in spec["sessions"]} == {"tune", "held_out", "fresh", "unseen", "blind2", "blind3",
-                                                      "blind4", "blind5"}
-    for s in unseen + blind2 + blind3 + blind4 + blind5:  # the harvester reads each one: the person and the agent both speak
+                                                      "blind4", "blind5", "blind6"}
+    for s in unseen + blind2 + blind3 + blind4 + blind5 + blind6:  # the harvester reads each one: the person and the agent both speak
         roles = {t.role for t in get(s["tool"]).parse(REAL / s["file"]).turns}
         assert {"user", "assistant"} <= roles, s["file"]
     for s in spec["sessions"]:
