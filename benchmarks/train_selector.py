@@ -11,7 +11,7 @@ projects. For each threshold and per-session cap it prints the held-out figures 
 sentences alone and of the whole offline distiller (the person's cue-word sentences, rules and choices
 too, run on each project's sessions with that project's held-out weights), and chooses the pair by the
 whole distiller's F0.5 (precision weighs twice recall). ``--write`` writes selector.json with the
-weights fitted on all the training sessions and the chosen pair. blind5 is never read here.
+weights fitted on all the training sessions and the chosen pair. blind5 and blind6 are never read here.
 """
 
 from __future__ import annotations

@@ -174,12 +174,9 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         said = sentences(body, shortest=12)
         for k, s in enumerate(said):
             labelled = bool(_LABELLED.match(s))
-            s = _LEAD.sub("", _LABELLED.sub("", s))
-            if _ISSUE_IS.match(s):  # "The error is because the `cgi` module was removed": the cause alone
-                s = re.sub(r"^because\s+", "", _ISSUE_IS.sub("", s), flags=re.I)
+            s = as_said(s)
             if not s:
                 continue
-            s = s[0].upper() + s[1:]
             if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
                 continue
             if _STATUS_LABEL.match(s) or _STATUS_ROW.search(s):
@@ -212,6 +209,15 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             out.append((score, "fact", s, n))
     out.sort(key=lambda x: -x[0])
     return out
+
+
+def as_said(s: str) -> str:
+    """A sentence of the agent's as a record would say it: a label ("Root cause:"), a lead
+    ("However, ") and "The issue is that" dropped, the first letter upper case."""
+    s = _LEAD.sub("", _LABELLED.sub("", s))
+    if _ISSUE_IS.match(s):  # "The error is because the `cgi` module was removed": the cause alone
+        s = re.sub(r"^because\s+", "", _ISSUE_IS.sub("", s), flags=re.I)
+    return s[:1].upper() + s[1:]
 
 
 def _turned_down(turns, n: int) -> bool:

@@ -80,15 +80,6 @@ def _tokens(text: str) -> set[str]:
     return {(m.group(1) or m.group(2)).lower() for m in _TOKEN.finditer(text)}
 
 
-def _clean(s: str) -> str:
-    """The sentence as a record would say it: a label ("Root cause:"), a lead ("However, ") and
-    "The issue is that" dropped."""
-    s = f._LEAD.sub("", f._LABELLED.sub("", s))
-    if f._ISSUE_IS.match(s):
-        s = re.sub(r"^because\s+", "", f._ISSUE_IS.sub("", s), flags=re.I)
-    return s[:1].upper() + s[1:] if s else s
-
-
 def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
     """Every prose sentence of the agent's replies that could stand alone as a record, with its signals."""
     person_tokens: set[str] = set()
@@ -111,7 +102,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
     for n, items in said:
         reply_len = len(turns[n][1])
         for k, raw in enumerate(items):
-            s = _clean(raw)
+            s = f.as_said(raw)
             if (len(s) < 20 or len(s) > LONGEST or len(s.split()) < 4 or s.rstrip()[-1:] in "?!"
                     or _NOT_FINDING.search(s) or code_only(s)):
                 continue
