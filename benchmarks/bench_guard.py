@@ -69,7 +69,8 @@ def main() -> int:
 
 def ordinary_corpora():
     """Text with no orders in it: the dedupe set's record bodies, a model's records from real sessions
-    (each record the guard holds was read by hand: reports of a flag used, not orders), the strings of Aida's own code
+    (each record the guard holds was read by hand: reports of a flag used, not orders), the records the
+    offline distiller keeps from the labelled real sessions (the same path as the sweep), the strings of Aida's own code
     (technical prose about git, keys, backups and memory) and LoCoMo's conversation turns (read
     from /work/shared when present)."""
     root = Path(__file__).resolve().parent.parent
@@ -84,6 +85,9 @@ def ordinary_corpora():
         records = [r["body"] for a in json.loads(answers.read_text(encoding="utf-8"))["answers"]
                    for r in json.loads(a["answer"])["records"]]
         yield "a model's distilled records", records
+    sessions = root / "tests" / "fixtures" / "real_sessions"
+    if sessions.is_dir():  # what the offline distiller keeps from the labelled real sessions (read by hand: no orders)
+        yield "the offline distiller's records", offline_records(root)
     import ast
 
     texts = []
@@ -102,6 +106,24 @@ def ordinary_corpora():
                  for v in conv["conversation"].values() if isinstance(v, list)
                  for t in v if isinstance(t, dict) and isinstance(t.get("text"), str)]
         yield "LoCoMo conversation turns", turns
+
+
+def offline_records(root: Path) -> list[str]:
+    """Every record body the offline sweep writes for the labelled real sessions, before the write
+    path's guard reads them."""
+    sys.path.insert(0, str(root))
+    from brain_core.harvest import session_file
+    from brain_core.harvest.run import harvest_session
+    from brain_core.harvest.sources import get
+    from tests.helpers.distill_labelled import REAL, load
+
+    bodies = []
+    for case in load():
+        src = get(case.tool)
+        path = REAL / case.file
+        outcome = harvest_session(src, session_file(case.tool, src.file_id(path), path), reason="file", llm=None)
+        bodies += [r["body"] for r in outcome.records]
+    return bodies
 
 
 if __name__ == "__main__":

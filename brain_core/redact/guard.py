@@ -180,12 +180,12 @@ def _download_run_pair(a: str, b: str) -> bool:
 _SECRET = (r"(?:\.env\b|\benv(?:ironment)?(?:\s+(?:var(?:iable)?s?|files?))?\b|\bsecrets?\b|"
            r"\b(?:api|access|secret|private|ssh|signing|deploy|aws|gpg|pgp|auth|bearer|session|github|npm|pypi|"
            r"personal access|refresh|oauth|master|root|encryption|wallet)[ _-]?(?:keys?|tokens?|credentials?|secrets?)\b|"
-           r"\btokens?\b|\bcredentials?\b|\bpasswords?\b|\bpassphrases?\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|~?/?\.ssh\b|"
+           r"\btokens?\b|\bcredentials?\b(?![ _-](?:helpers?|managers?|providers?|process)\b)|\bpasswords?\b|\bpassphrases?\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|~?/?\.ssh\b|"
            r"\.aws\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\bkeychain\b|\bcookies?\b|\bseed phrases?\b|"
            r"\bprivate keys?\b|\bkeys?\b(?=\s+(?:you|we|in|from|on)\b))")
 _DATA = (r"(?:customer|user|client|patient|personal|private|production|prod)\s+(?:data|records|details|emails?|info\w*)|"
          r"\bpii\b|\bdatabase(?:\s+dump)?\b|\bsource code\b|\bthe (?:repo|repository|codebase)\b|\b(?:chat|conversation) history\b|"
-         r"\bthe (?:memories|brain)\b|\blogs?\b|\bfiles?\b|\bdata\b|\brecords\b")
+         r"\bthe (?:memories|brain)\b|\blogs?\b|\bfiles?\b|\bdata\b|\brecords\b|\bbackups\b|\bdumps\b")
 _OUT_VERB = (r"(?:send|post|upload|forward|transmit|exfiltrat|leak|e-?mail|mail|share|publish|push|copy|copie|paste|pipe|"
              r"submit|beam|ship|sync|dump|deliver|attach|include|put|print|echo|expose|relay|export|transfer|reveal|"
              r"disclose|broadcast|tweet|message|dm|text|hand|give|provide|report|add|commit|save|store|write|leave|place|drop)\w*")
@@ -210,6 +210,9 @@ _EXFIL_CMD = re.compile(
     rf"|\b(?:scp|rsync)\b[^\n]{{0,40}}{_SECRET_FILE}\s+\S*@\S+", re.I)
 
 
+_ROUTE = re.compile(r"(?:POST|PUT|PATCH|GET) /")  # in capitals, followed by a path: a method and its route
+_WOULD = re.compile(r"\b(?:would|could|might)\b", re.I)
+_ADDRESSED = re.compile(f"{_URL}|{_EMAIL}|{_IP}|{_HOSTISH}", re.I)  # a written address, not "an attacker's host"
 _MODAL = re.compile(r"\b(?:must|should|shall|will|always|has to|have to|needs? to|is to|are to)\b", re.I)
 
 
@@ -227,6 +230,9 @@ def _exfiltration(s: str) -> bool:
             for m in rx.finditer(clause):
                 if _negated_before(clause, m.start(), 50) or _NEG.search(m.group(0)):
                     continue
+                if not _ADDRESSED.search(clause[m.start():]) and (
+                        _ROUTE.match(m.group(0)) or _WOULD.search(clause[:m.start()])):
+                    continue  # an HTTP route ("POST /token"), or what an attack could do ("could re-send the body")
                 rest = clause[m.start():]
                 if rx is _EXFIL_SECRET and re.search(_SAFE_SINK, rest, re.I) and not re.search(_DEST, rest, re.I):
                     continue
@@ -291,9 +297,9 @@ def _memory_order(s: str) -> bool:
 
 # ------------------------------------------------------------------------------- disabling a safeguard
 _SAFEGUARD = re.compile(
-    r"\b(?:(?:database|db|nightly|daily|weekly|hourly|offsite|off-site|production|prod|all|the|our|any|regular|automatic|"
-    r"automated)\s+)?backups?\b(?!\s+(?:branch|tag|file|folder|directory|copy|table|column|job runs))"
-    r"|\bsnapshots\b|\b(?:code |peer |pr |security |pull request )?reviews?\b|\breviewers?\b|\bapprovals?\b"
+    r"(?<!/)\b(?:(?:database|db|nightly|daily|weekly|hourly|offsite|off-site|production|prod|all|the|our|any|regular|automatic|"
+    r"automated)\s+)?backups?\b(?!/|\s+(?:branch|tag|file|folder|directory|copy|table|column|job runs))"
+    r"|\bsnapshots\b|(?<!self-)\b(?:code |peer |pr |security |pull request )?reviews?\b|\breviewers?\b|(?<!self-)\bapprovals?\b"
     r"|\b(?:tls|ssl|https|certificate|cert|host ?key|signature|checksum|gpg|hostname)(?:\s+(?:verification|validation|checks?|"
     r"checking|pinning))?\b|\bverification\b"
     r"|\b(?:2fa|mfa|two[- ]factor(?: auth\w*)?|multi[- ]factor(?: auth\w*)?|2-step verification|two-step verification)\b"
@@ -309,7 +315,7 @@ _OFF = re.compile(
 _KEEP = re.compile(
     r"\b(?:requir|enforc|keep|enabl|turn\w*\s+(?:\w+\s+)?on|run|tak|make|do|does|did|us(?:e[sd]?|ing)\b|ask\w*\s+for|get|"
     r"wait\w*\s+for|need|"  # "use", never "user"
-    r"have|has|had|add|set\w*\s+up|schedul|verif|check|maintain|retain|preserv|protect|perform|request|want|bother\w*\s+with|"
+    r"have|has|had|add|set\w*\s+up|schedul|verif(?!iers?\b)|check|maintain|retain|preserv|protect|perform|request|want|bother\w*\s+with|"
     r"go\w*\s+through|pass\w*\s+through|insist\w*\s+on|mandat|demand)\w*|\bwith\b", re.I)
 _POST_OFF = re.compile(
     r"\s+(?:are|is|be|were|was|stay|remain|become|becomes)\s+(?:now\s+|no\s+longer\s+|hereby\s+)?(?:optional|unnecessary|"
@@ -327,6 +333,8 @@ _INSECURE_FLAG = re.compile(
     r"\bsetenforce\s+0\b|--dangerously-skip-permissions\b|--disable-tls\b|\bchmod\s+(?:-R\s+)?777\b|"
     r"\bcheck_hostname\s*=\s*false\b|\bcert_none\b|\bverify_mode\s*=\s*\S*none\b)", re.I)
 _VERB_WINDOW = 45
+_PROTOCOL = re.compile(r"https|tls|ssl", re.I)
+_WHAT_FOR = re.compile(r"\b(?:for|over|via|through)\s+(?:the\s+)?$", re.I)
 
 
 def _disable_safety(s: str) -> bool:
@@ -343,6 +351,8 @@ def _disable_safety(s: str) -> bool:
 def _safeguard_dropped(clause: str, m: re.Match) -> bool:
     before = clause[max(0, m.start() - _VERB_WINDOW):m.start()]
     after = clause[m.end():m.end() + 50]
+    if _PROTOCOL.fullmatch(m.group(0)) and _WHAT_FOR.search(before):
+        return False  # "no credential helper configured for HTTPS": what a thing is set up for, not what is dropped
     # the verb nearest the safeguard decides: an "off" verb drops it, a "keep" verb keeps it
     last_off = max((x.end() for x in _OFF.finditer(before)), default=-1)
     last_keep = max((x.end() for x in _KEEP.finditer(before)), default=-1)
