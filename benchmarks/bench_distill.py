@@ -17,9 +17,10 @@ blind after those, scored once blind, then used only to choose between two sets 
 blind4: 25 sessions (19 Claude Code, 6 Codex CLI) from five more, labelled blind once the offline records
 were marked unchecked, scored once blind with no rule changed since, then its wrong person rules read;
 blind5: 25 Claude Code sessions from five more repositories, labelled blind by another reader, scored
-blind once, then its records read for one rule of the learned chooser; blind6: 24 sessions (16 Claude Code,
-8 Codex CLI) from two more repositories, labelled blind by another reader once the agent's findings came
-from the learned chooser (benchmarks/train_selector.py, fitted on tune to blind4), never read):
+blind once, then its records read for one rule of the learned chooser, and since then one of the chooser's
+training splits; blind6: 24 sessions (16 Claude Code, 8 Codex CLI) from two more repositories, labelled blind
+by another reader once the agent's findings came from the learned chooser (benchmarks/train_selector.py,
+then fitted on tune to blind4, now on tune to blind5), never read, never fitted on):
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 

@@ -182,8 +182,11 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
             continue  # the agent saying again what a kept record says ("Done: ... now retries with ...")
         same = _same_finding(body, words, records, kept_words)
         if same is not None:  # another wording of a kept record's finding: one record says both or one
-            if len(words - kept_words[same]) >= SAID_MORE * len(words) \
-                    and len(records[same]["body"]) + len(body) < MERGED_CHARS:
+            old = kept_words[same]
+            if len(old - words) < SAID_MORE * len(old) and len(words - old) >= SAID_MORE * len(words):
+                records[same].update(body=body, key=make_key(body))  # the kept one said nothing more: this one says it
+                kept_words[same] = words
+            elif len(words - old) >= SAID_MORE * len(words) and len(records[same]["body"]) + len(body) < MERGED_CHARS:
                 records[same]["body"] = f"{records[same]['body'].rstrip()} {body}"
                 kept_words[same] |= words
             continue
@@ -201,7 +204,8 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
 # identifier) state one finding: "SunGather can't find `registers-sungrow.yaml` because ..." and
 # "The service is running, but SunGather can't find the `registers-sungrow.yaml` file." The later
 # one joins the kept record when it says something more (at least this share of its words new),
-# and the two fit in this many characters; otherwise it is dropped.
+# and the two fit in this many characters; it takes the kept record's place when that one says
+# nothing more (less than this share of its words are not the later one's); otherwise it is dropped.
 SAID_MORE = 0.4
 MERGED_CHARS = 600
 # An agent's finding whose words are mostly (this share) a kept record's restates it: the person's

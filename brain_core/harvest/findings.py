@@ -172,35 +172,11 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         if role != "assistant" or _turned_down(turns, n):
             continue
         said = sentences(body, shortest=12)
-        for k, s in enumerate(said):
-            labelled = bool(_LABELLED.match(s))
-            s = as_said(s)
-            if not s:
+        for k, raw in enumerate(said):
+            score = finding_score(raw)
+            if not score:
                 continue
-            if len(s) < 20 or len(s.split()) < 4 or _YOURS.search(s):
-                continue
-            if _STATUS_LABEL.match(s) or _STATUS_ROW.search(s):
-                continue
-            if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
-                continue
-            low = s.lower()
-            if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low) or _TRANSIENT.search(low)
-                    or _HEDGED.search(re.sub(r"\([^)]*\)", "", low)) or _NOT_CLAIM.match(low) or code_only(s)):
-                continue
-            strong = len(_STRONG.findall(s)) + len(_STRONG_MORE.findall(s)) + len(_STRONG_HOW.findall(s)) + labelled
-            weak = len(_WEAK.findall(s))
-            if not strong and not weak:
-                continue
-            anchors = len(_ANCHOR.findall(s)) + len(_NAMED.findall(s))
-            # The shape of a finding: a cause or a limit of something named, or two where-and-why
-            # marks about two named things. Anything less is commentary.
-            if not ((strong and anchors) or (weak >= 2 and anchors >= 2)):
-                continue
-            score = 2.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.25 + min(anchors, 3) * 0.25
-            if _VAGUE.match(s):
-                score -= 0.75
-            if len(s) > LONGEST_FINDING:
-                continue
+            s = as_said(raw)
             if s.endswith(":"):
                 s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
             nxt = said[k + 1] if k + 1 < len(said) else ""
@@ -209,6 +185,39 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             out.append((score, "fact", s, n))
     out.sort(key=lambda x: -x[0])
     return out
+
+
+def finding_score(raw: str, said: str | None = None, counted: tuple[int, ...] | None = None) -> float:
+    """How surely one sentence of the agent's states a finding by the hand-set rules (2.0 and up),
+    or 0.0 when it does not. ``said`` (the sentence as :func:`as_said` gives it) and ``counted``
+    (its :func:`marks`) spare a caller that has them the work."""
+    s = as_said(raw) if said is None else said
+    if len(s) < 20 or len(s) > LONGEST_FINDING or len(s.split()) < 4 or _YOURS.search(s):
+        return 0.0
+    if _STATUS_LABEL.match(s) or _STATUS_ROW.search(s):
+        return 0.0
+    if _TITLED.match(s) and not _STRONG.search(s) and not re.search(r"\b(?:is|are|was|were)\b", s.split("—")[0].split(" - ")[0]):
+        return 0.0
+    low = s.lower()
+    if (s.rstrip()[-1:] in "?!" or _NARRATE.match(low) or _REPORT.search(low) or _TRANSIENT.search(low)
+            or _HEDGED.search(re.sub(r"\([^)]*\)", "", low)) or _NOT_CLAIM.match(low)):
+        return 0.0
+    n_strong, n_more, n_how, weak, n_anchor, n_named = counted or marks(s)
+    strong = n_strong + n_more + n_how + bool(_LABELLED.match(raw))
+    anchors = n_anchor + n_named
+    # The shape of a finding: a cause or a limit of something named, or two where-and-why
+    # marks about two named things. Anything less is commentary.
+    if not ((strong and anchors) or (weak >= 2 and anchors >= 2)) or code_only(s):
+        return 0.0
+    score = 2.0 + min(strong, 2) * 1.0 + min(weak, 2) * 0.25 + min(anchors, 3) * 0.25
+    return score - 0.75 if _VAGUE.match(s) else score
+
+
+def marks(s: str) -> tuple[int, int, int, int, int, int]:
+    """How many marks of a finding a sentence holds: strong ones (a cause, a limit, how a thing
+    works), weak ones, anchors (where) and named things."""
+    return (len(_STRONG.findall(s)), len(_STRONG_MORE.findall(s)), len(_STRONG_HOW.findall(s)),
+            len(_WEAK.findall(s)), len(_ANCHOR.findall(s)), len(_NAMED.findall(s)))
 
 
 def as_said(s: str) -> str:

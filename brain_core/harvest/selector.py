@@ -96,7 +96,6 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
                 counts[tok] = counts.get(tok, 0) + 1
             if not f._turned_down(turns, n):
                 said.append((n, f.sentences(body, shortest=12)))
-    found = {(n, text[:40].lower()): score for score, _, text, n in f.agent_findings(turns)}
     out = []
     last = max(replies, default=-1)
     for n, items in said:
@@ -110,10 +109,11 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
             toks = _tokens(s)
             elsewhere = sum(1 for t in toks if counts.get(t, 0) > 1)
             words = set(_WORD.findall(low))
+            counted = f.marks(s)
+            strong, strong_more, strong_how, weak, anchors, named = counted
             x = [
                 1.0,
-                min(len(f._STRONG.findall(s)), 3), min(len(f._STRONG_MORE.findall(s)), 2), min(len(f._STRONG_HOW.findall(s)), 2),
-                min(len(f._WEAK.findall(s)), 3), min(len(f._ANCHOR.findall(s)), 4), min(len(f._NAMED.findall(s)), 4),
+                min(strong, 3), min(strong_more, 2), min(strong_how, 2), min(weak, 3), min(anchors, 4), min(named, 4),
                 float(bool(f._NARRATE.match(low))), float(bool(f._REPORT.search(low))), float(bool(f._TRANSIENT.search(low))),
                 float(bool(f._HEDGED.search(re.sub(r"\([^)]*\)", "", low)))), float(bool(f._NOT_CLAIM.match(low))),
                 float(bool(f._VAGUE.match(s))), float(bool(f._LABELLED.match(raw))), float(bool(f._ISSUE_IS.match(raw))),
@@ -128,7 +128,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
                 float(bool(_RULE_WORDS.search(s))), float(bool(_FIX_WORDS.search(s))), float(bool(_DONE_WORDS.search(s))),
                 float(bool(_NOTE.search(s))), float(bool(_FILE.search(s))), float(bool(_DIGITS.search(s))),
                 float(raw.rstrip().endswith(":")), math.log1p(reply_len) - 7.0,
-                found.get((n, s[:40].lower()), 0.0),
+                f.finding_score(raw, s, counted),
                 len(words & person_words) / max(len(words), 1), float(bool(_NOW.search(s))), float(bool(_DONE_LEAD.match(raw))),
             ]
             if s.endswith(":"):
