@@ -46,6 +46,13 @@ _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|ch
 _NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|now (?:let|i)\b|next,? i|first,? i|i need to"
                           r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
                           r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w", re.I)
+# Never a finding either: a report of checks that passed or of where the work stands ("All 373 tests
+# pass, credo clean", "ready to push", "draft PR #52"): true during the session only.
+_CHECKED = re.compile(
+    r"\b(?:tests? (?:pass|passed|passing)|all (?:\d+ )?tests (?:pass|passed)|suite pass(?:es|ed)"
+    r"|(?:gofmt|vet|lint|ruff|mypy|clippy|golangci-lint|tsc|eslint|prettier|typecheck|build|credo)\W+(?:is |are )?(?:clean|passes|passed|green|ok)\b"
+    r"|\b0 (?:issues|errors|failures|warnings)|working tree (?:is )?clean|nothing to commit|ready to (?:push|merge|review)"
+    r"|draft PR|PR #\d+|pushed to|(?:is|are|all) green)", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
 _TOKEN = re.compile(r"`([^`\n]{2,60})`|\b([A-Za-z_][\w]*(?:[._/-][\w]+)+|[a-z]+_\w+|[a-z]+[A-Z]\w+|[A-Z]\w*[A-Z]\w*)\b")
 
@@ -103,7 +110,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
         for k, raw in enumerate(items):
             s = f.as_said(raw)
             if (len(s) < 20 or len(s) > LONGEST or len(s.split()) < 4 or s.rstrip()[-1:] in "?!"
-                    or _NOT_FINDING.search(s) or code_only(s)):
+                    or _NOT_FINDING.search(s) or _CHECKED.search(s) or code_only(s)):
                 continue
             low = s.lower()
             toks = _tokens(s)
