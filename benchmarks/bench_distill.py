@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_distill.py [--baseline REF] [-v]
 
-Reads the 220 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
+Reads the 235 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
 PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
 extractive distiller, redact again) and scores the records kept against the hand labels in
 tests/fixtures/distill_labels.json (see tests/helpers/distill_labelled.py for the matching rule; precision is
@@ -20,7 +20,9 @@ blind5: 25 Claude Code sessions from five more repositories, labelled blind by a
 blind once, then its records read for one rule of the learned chooser, and since then one of the chooser's
 training splits; blind6: 24 sessions (16 Claude Code, 8 Codex CLI) from two more repositories, labelled blind
 by another reader once the agent's findings came from the learned chooser (benchmarks/train_selector.py,
-then fitted on tune to blind4, now on tune to blind5), never read, never fitted on):
+then fitted on tune to blind4, now on tune to blind5), never fitted on, scored twice and its first-run records
+read; blind7: 15 Codex CLI sessions from one more repository, labelled blind by another reader once the chooser
+was refitted on tune to blind5, scored once):
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 
@@ -46,7 +48,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5", "blind6")
+SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7")
 
 
 def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS, llm=None) -> dict:
