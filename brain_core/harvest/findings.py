@@ -176,13 +176,7 @@ def agent_findings(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
             score = finding_score(raw)
             if not score:
                 continue
-            s = as_said(raw)
-            if s.endswith(":"):
-                s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
-            nxt = said[k + 1] if k + 1 < len(said) else ""
-            if nxt and _FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
-                s = f"{s} {nxt}"
-            out.append((score, "fact", s, n))
+            out.append((score, "fact", as_record(as_said(raw), said[k + 1] if k + 1 < len(said) else ""), n))
     out.sort(key=lambda x: -x[0])
     return out
 
@@ -218,6 +212,16 @@ def marks(s: str) -> tuple[int, int, int, int, int, int]:
     works), weak ones, anchors (where) and named things."""
     return (len(_STRONG.findall(s)), len(_STRONG_MORE.findall(s)), len(_STRONG_HOW.findall(s)),
             len(_WEAK.findall(s)), len(_ANCHOR.findall(s)), len(_NAMED.findall(s)))
+
+
+def as_record(s: str, nxt: str) -> str:
+    """A finding (as :func:`as_said` gives it) as its record says it: without the colon of a list it
+    introduced, and completed by the fix in the sentence after it (``nxt``: "The workaround is ...")."""
+    if s.endswith(":"):
+        s = s[:-1].rstrip() + "."
+    if nxt and _FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
+        s = f"{s} {nxt}"
+    return s
 
 
 def as_said(s: str) -> str:

@@ -138,12 +138,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
                 f.finding_score(raw, s, counted),
                 len(words & person_words) / max(len(words), 1), float(bool(_NOW.search(s))), float(bool(_DONE_LEAD.match(raw))),
             ]
-            if s.endswith(":"):
-                s = s[:-1].rstrip() + "."  # the list it introduced is not part of the finding
-            nxt = items[k + 1] if k + 1 < len(items) else ""
-            if nxt and f._FIX.match(nxt) and len(nxt) <= 200 and not code_only(nxt):
-                s = f"{s} {nxt}"  # the fix that follows a finding completes it ("The workaround is ...")
-            out.append(Candidate(n, k, s, x))
+            out.append(Candidate(n, k, f.as_record(s, items[k + 1] if k + 1 < len(items) else ""), x))
     return out
 
 

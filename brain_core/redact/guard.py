@@ -230,10 +230,9 @@ def _exfiltration(s: str) -> bool:
             for m in rx.finditer(clause):
                 if _negated_before(clause, m.start(), 50) or _NEG.search(m.group(0)):
                     continue
-                if not _ADDRESSED.search(clause[m.start():]) and (
-                        _ROUTE.match(m.group(0)) or _WOULD.search(clause[:m.start()])):
-                    continue  # an HTTP route ("POST /token"), or what an attack could do ("could re-send the body")
                 rest = clause[m.start():]
+                if not _ADDRESSED.search(rest) and (_ROUTE.match(m.group(0)) or _WOULD.search(clause[:m.start()])):
+                    continue  # an HTTP route ("POST /token"), or what an attack could do ("could re-send the body")
                 if rx is _EXFIL_SECRET and re.search(_SAFE_SINK, rest, re.I) and not re.search(_DEST, rest, re.I):
                     continue
                 dest = re.search(_DEST, rest, re.I)
