@@ -64,6 +64,7 @@ def base_tags(context: dict) -> list[str]:
 
 # =============================================================================== extractive
 _ROLE_MARK = re.compile(r"(?m)^\[(user|assistant|tool|plan)\] ")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SPEAKER = re.compile(r"^\s*(?:\[[\d:.,\s-]+\]\s*)?(?:[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}:\s+)?")
 _EMPHASIS = re.compile(r"\*\*|__")
@@ -79,7 +80,7 @@ CUES: tuple[_Cue, ...] = (
                             r"|\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b|\bsettled on\b|\bopted (?:to|for)\b"
                             r"|\b(?:team|project|house) (?:policy|rule|convention)\b|\bfrom now on\b|\bgoing forward\b"
                             r"|\bthe plan is\b|\bwe(?:'re| are) (?:going|moving) (?:with|to)\b"), 3.0),
-    ("instruction", re.compile(r"\balways\b|\bnever\b|\bshould (?:always|never)\b|\bthe rule is\b|\bremember (?:to|that)\b"
+    ("instruction", re.compile(r"\balways\b|\bnever\b|\b(?:don'?t|do not) ever\b|\bshould (?:always|never)\b|\bthe rule is\b|\bremember (?:to|that)\b"
                                r"|\bin (?:the )?future\b|\bno more\b|\bstop (?:using|doing)\b"), 2.0),
     ("instruction", re.compile(r"\b(?:don'?t|do not|never)\b[^.]{0,100}\binstead\b"), 2.0),
     # A rule said as a condition or a boundary: "without my explicit approval", "make sure you never
@@ -273,6 +274,7 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> t
 
 
 def _split_turns(text: str) -> list[tuple[str, str]]:
+    text = text.translate(_APOSTROPHES)  # "I’ll" and "don’t" read as "I'll" and "don't" (Codex writes the former)
     marks = list(_ROLE_MARK.finditer(text))
     if not marks:
         return [("plain", text)]

@@ -1,9 +1,10 @@
-"""The person's rules as people type them: in lower case, as a condition ("without my explicit
+"""The person's rules as people type them: in lower case, with curly apostrophes, as a condition ("without my explicit
 approval"), a boundary ("keep X out of here"), a restriction ("I only want ..."); a quoted phrase is a
 name, not a rule; and one rule is one record, however many paths find it."""
 
 from __future__ import annotations
 
+from brain_core.harvest.distill import extractive
 from tests.helpers.said import kept_after as bodies
 
 
@@ -41,3 +42,18 @@ def test_requests_doubts_and_reports_are_no_rules():
                       "decremented. That works perfectly otherwise.")
     # The same person, stating a rule, is heard.
     assert any("MSIX" in b for b in bodies("We only ship the MSIX package, never the MSI."))
+
+
+def test_a_rule_typed_with_curly_apostrophes_is_heard_as_with_straight_ones():
+    # Codex and pasted text write "don’t" and "I’d"; the cue words are spelled "don't" and "I'd".
+    for said, name in (("We don’t use mocks for the database in tests, we use the real one.", "mocks"),
+                       ("I’d rather keep the config in TOML, not YAML.", "TOML"),
+                       ("Don’t ever run migrations against the shared database.", "migrations")):
+        assert any(name in b for b in bodies(said)), said
+    # and the agent announcing its next step is narration however it is typed
+    text = ("[user] The migration breaks on my laptop, can you look into it?\n\n"
+            "[assistant] I’ll look at `alembic/env.py` first and then I’ll rerun the whole suite against the fixture database.\n\n"
+            "[user] ok\n\n[assistant] The migration fails because `ALTER TABLE ... MODIFY` isn’t supported by SQLite, "
+            "so `alembic/env.py` must render batch operations with `render_as_batch=True`.\n\n[user] thanks")
+    kept = [r["body"] for r in extractive(text, profile="codex", source="codex:session:x")]
+    assert any("render_as_batch" in b for b in kept) and not any("I'll look" in b or "I’ll look" in b for b in kept), kept

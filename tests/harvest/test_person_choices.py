@@ -1,6 +1,7 @@
 """The person's pick among the options the agent offered, however it is typed ("A", "Option 1.
 Should we ...", "yes, option a, but ..."), written with the option's words, and its description when
-the option is a heading; a numbered list of next steps is no set of options."""
+the option is a heading; a numbered list of next steps is no set of options, and a choice of how to
+carry out the work at hand ("Subagent-Driven (this session)") is not kept."""
 
 from __future__ import annotations
 
@@ -49,3 +50,16 @@ def test_a_description_stops_at_the_next_bulleted_option():
                            "- **B. Utility** (GitHub/Stripe): light mode, system font\n\nWhich do you prefer?")]
     got = chosen("A", offer)
     assert got and "Modern SaaS" in got[0] and "Utility" not in got[0], got
+
+
+def test_a_choice_of_how_to_carry_out_the_work_at_hand_is_not_kept():
+    offer = [("user", "The plan is written."),
+             ("assistant", "Plan complete. Two execution options:\n\n**1. Subagent-Driven (this session)** - I dispatch a fresh "
+                           "subagent per task, review between tasks.\n\n**2. Parallel Session (separate)** - open a new session "
+                           "with the plan.\n\nWhich approach?")]
+    assert not chosen("1", offer)
+    offer = [("user", "main is red."),
+             ("assistant", "Two options:\n\n1. Drive-by fix in this PR: delete the dead line as a separate commit.\n"
+                           "2. A follow-up PR with its own review.\n\nWhich one?")]
+    assert not chosen("1", offer)
+    assert chosen("2", offer) == ["Chose Option 2: A follow-up PR with its own review."]
