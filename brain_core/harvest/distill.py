@@ -26,7 +26,7 @@ from brain_core.harvest.codeish import code_only
 from brain_core.harvest.compaction import unfold
 from brain_core.harvest.grounded import mark
 from brain_core.harvest.guard import standing_order
-from brain_core.harvest.privacy import identity, leaks, mask
+from brain_core.harvest.privacy import identity, leaks, mask, mask_user
 from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from brain_core.text.sentences import prose_sentences
 from brain_core.text.slug import kebab, project_tag
@@ -64,7 +64,9 @@ def base_tags(context: dict) -> list[str]:
 
 # =============================================================================== extractive
 _ROLE_MARK = re.compile(r"(?m)^\[(user|assistant|tool|plan)\] ")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
+# A Markdown link to a file of the session's own checkout ("[store.ts](/Users/<name>/src/app/store.ts#L42)",
+# as Codex writes them): the file's name is what the sentence says; the path is where it lay that day.
+_LOCAL_LINK = re.compile(r"\[([^\]\n]{1,120})\]\((?![a-z][a-z0-9+.-]*:(?![\\/])|#)[^)\s]{1,400}\)", re.I)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SPEAKER = re.compile(r"^\s*(?:\[[\d:.,\s-]+\]\s*)?(?:[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}:\s+)?")
 _EMPHASIS = re.compile(r"\*\*|__")
@@ -172,6 +174,11 @@ def extractive(text: str, *, profile: str, source: str, context: dict | None = N
     candidates += found
     completing = len(candidates)  # from here on a candidate may only complete a kept record
     candidates += beyond
+    # No home folder and no login name in a record: the brain is a git repository, often pushed. (The
+    # names are this machine's and the session folder's; reading the whole transcript for more cost a fifth
+    # of the distiller's time.)
+    names, _ = identity("", cwd=context.get("cwd"))
+    candidates = [(score, rtype, mask_user(body, names=names)) for score, rtype, body in candidates]
 
     records: list[dict] = []
     kept_words: list[set[str]] = []
@@ -274,7 +281,8 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> t
 
 
 def _split_turns(text: str) -> list[tuple[str, str]]:
-    text = text.translate(_APOSTROPHES)  # "I’ll" and "don’t" read as "I'll" and "don't" (Codex writes the former)
+    text = text.replace("\u2019", "'").replace("\u2018", "'")  # "I’ll", "don’t" (Codex's) read as "I'll", "don't"
+    text = _LOCAL_LINK.sub(_link_name, text)
     marks = list(_ROLE_MARK.finditer(text))
     if not marks:
         return [("plain", text)]
@@ -283,6 +291,11 @@ def _split_turns(text: str) -> list[tuple[str, str]]:
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         out.append((m.group(1), text[m.end():end]))
     return out
+
+
+def _link_name(m: re.Match) -> str:
+    name = m.group(1).strip()
+    return name if "`" in name or " " in name else f"`{name}`"
 
 
 def _pasted(body: str) -> bool:

@@ -105,26 +105,40 @@ def mask(text: str, *, names: set[str] | None = None, hosts: set[str] | None = N
         hosts = own_hosts if hosts is None else hosts
     names = {n.lower() for n in names}
     hosts = {h.lower() for h in hosts if h}
-    for m in _HOME.finditer(text):
-        if m.group("name").lower() not in _GENERIC:
-            names.add(m.group("name").lower())
-
-    def home(m: re.Match) -> str:
-        if m.group("name").lower() in _GENERIC:
-            return m.group(0)
-        return "~"
-
+    out = _unhome(text, names)
     for m in _PROMPT.finditer(text):
         if m.group(1).lower() not in _GENERIC:
             names.add(m.group(1).lower())
         hosts.add(m.group(2).lower())
-    out = _HOME.sub(home, text)
     out = _PROMPT.sub("<user>@<host>", out)
     out = _EMAIL.sub(lambda m: m.group(0) if m.group(1).lower() == "git" else "<email>", out)
     out = _LOCAL_HOST.sub("<host>", out)
     for host in sorted(hosts, key=len, reverse=True):
         if len(host) >= 3:
             out = re.sub(rf"(?<![\w.-]){re.escape(host)}(?![\w-])", "<host>", out, flags=re.I)
+    return _mask_names(out, names)
+
+
+def mask_user(text: str, *, names: set[str]) -> str:
+    """``text`` with home folders as ``~`` and the login names ``names`` as ``<user>``, and nothing
+    else changed: what a record written to the brain (a git repository, often pushed) may not carry."""
+    if not text:
+        return text
+    names = {n.lower() for n in names}
+    out = _unhome(text, names)
+    return _mask_names(out, names)
+
+
+def _unhome(text: str, names: set[str]) -> str:
+    """``text`` with each home folder as ``~``; the login names in them added to ``names``."""
+    for m in _HOME.finditer(text):
+        if m.group("name").lower() not in _GENERIC:
+            names.add(m.group("name").lower())
+    return _HOME.sub(lambda m: m.group(0) if m.group("name").lower() in _GENERIC else "~", text)
+
+
+def _mask_names(out: str, names: set[str]) -> str:
+    """``out`` with each of ``names`` (login names) masked as ``<user>``, with the word it is part of."""
     names = {n for n in names if len(n) >= 3 and n not in _GENERIC}
     if names:
         # A name is masked with the word it is part of: "Jane_Doe" in an `ls -l` owner column,

@@ -287,7 +287,7 @@ class _Prepared:
 
     @property
     def context(self) -> dict:
-        return {"project": self.session.project, "title": self.session.title}
+        return {"project": self.session.project, "title": self.session.title, "cwd": self.session.cwd}
 
 
 def _prepare(src, sf, reason: str) -> tuple[Outcome, _Prepared | None]:

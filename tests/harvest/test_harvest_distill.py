@@ -23,8 +23,13 @@ from tests.helpers.harvest_homes import FIXTURES
 def test_extractive_finds_the_decision_in_each_sample(parse, name):
     s = parse(FIXTURES / name)
     recs = distill(redact(s.transcript()).text, profile=s.tool, source=s.source, context={"project": "acme-billing"})
-    assert len(recs) == 1
-    r = recs[0]
+    decisions = [r for r in recs if r["type"] == "decision"]
+    assert len(decisions) == 1, recs
+    r = decisions[0]
+    # Beside it at most the agent's root cause ("`handle_event` posts to the ledger exactly once ..."): never
+    # the agent's report of the decision done, nor its advice about the key pasted at the end.
+    for other in recs:
+        assert other is r or (other["type"] == "fact" and "handle_event" in other["body"]), recs
     assert r["type"] == "decision" and r["profile"] == s.tool and r["source"] == s.source
     assert r["tags"] == ["project:acme-billing", OFFLINE_TAG]  # no model read it: marked, and trusted less
     assert r["confidence"] == OFFLINE_CONFIDENCE < 1

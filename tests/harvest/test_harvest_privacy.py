@@ -1,5 +1,5 @@
-"""Privacy and injection resistance: who the user is never reaches a model or a tag; orders aimed
-at the assistant are never kept, whichever distiller proposed them."""
+"""Privacy and injection resistance: who the user is never reaches a model, a tag or an offline
+record; orders aimed at the assistant are never kept, whichever distiller proposed them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from brain_core.harvest.distill import extractive
 from brain_core.harvest.guard import standing_order
-from brain_core.harvest.privacy import leaks, mask
+from brain_core.harvest.privacy import leaks, mask, mask_user
 from brain_core.harvest.run import sweep
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tests.helpers.harvest_homes import make_homes, session_files
@@ -37,6 +37,24 @@ def test_mask_home_folders_addresses_and_hosts():
     prompt = mask("(venv) jsmith@buildbox:~/src/ledger$ make test  # ran as jsmith", names=set(), hosts=set())
     assert "jsmith" not in prompt and "buildbox" not in prompt and "<user>@<host>:~/src/ledger$" in prompt
     assert leaks("jdoe", names={"jdoe"}, hosts=set()) and not leaks("webhooks", names={"jdoe"}, hosts=set())
+
+
+def test_mask_user_takes_the_home_folder_and_the_login_name_and_nothing_else():
+    text = f"cd /Users/{NAME}/src/ledger; the {NAME} account; mail {EMAIL}; ssh ci-runner.internal; /home/runner/work"
+    out = mask_user(text, names={NAME})
+    assert out == f"cd ~/src/ledger; the <user> account; mail {EMAIL}; ssh ci-runner.internal; /home/runner/work"
+
+
+def test_an_offline_record_carries_no_home_folder_and_a_local_link_reads_as_its_file():
+    text = (f"[user] The checkpoint list is slow, look into it. Never write to /Users/{NAME}/data/ledger.db by hand, "
+            "the sync job owns it.\n\n"
+            "[assistant] The likely root cause is visible now: selecting a checkpoint calls `listSessionsForCheckpointIds` in "
+            f"[orchestration.ts](/Users/{NAME}/dev/bridge/src/checkpoints/orchestration.ts#L950), and that currently rebuilds "
+            "the full module state for the entire repo instead of resolving only the selected checkpoints.\n\n[user] ok")
+    records = extractive(text, profile="codex", source="codex:session:x", context={"cwd": f"/Users/{NAME}/dev/bridge"})
+    bodies = " ".join(r["body"] for r in records) + " ".join(r["key"] for r in records)
+    assert "~/data/ledger.db" in bodies and "calls `listSessionsForCheckpointIds` in `orchestration.ts`, and" in bodies, records
+    assert NAME not in bodies and "/Users/" not in bodies and "#L950" not in bodies, records
 
 
 def _personal_session(roots) -> None:
