@@ -4,7 +4,7 @@ A call to ``claude -p`` costs seconds of start-up and a share of the user's plan
 size, and most sessions are short. :func:`groups` packs sessions (in their order) into groups of
 at most ``limit`` characters; :func:`distill_batch` sends one group as numbered transcripts and
 asks for ``{"sessions": {"S1": {"records": [...]}, ...}}``. Each session's part passes the same
-strict schema as a single call (:func:`.distill.validate`) and the same checks after it; an
+strict schema as a single call (:func:`.model_answer.validate`) and the same checks after it; an
 answer that does not is a :class:`ProviderError` for the whole group, which the sweep then
 retries session by session.
 """
@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 
 from brain_core.errors import ProviderError
-from brain_core.harvest.distill import SYSTEM_PROMPT, base_tags, validate
 from brain_core.harvest.grounded import mark
-from brain_core.harvest.guard import standing_order
-from brain_core.harvest.privacy import identity, leaks, mask
+from brain_core.harvest.model_answer import SYSTEM_PROMPT, header, records_from, validate
+from brain_core.harvest.privacy import identity, mask
 
 BATCH_PROMPT = SYSTEM_PROMPT + """
 
@@ -39,14 +38,6 @@ def groups(sizes: list[int], limit: int) -> list[list[int]]:
             out.append([i])
             used = n
     return out
-
-
-def header(context: dict) -> list[str]:
-    lines = []
-    for label, name in (("Project", "project"), ("Title", "title"), ("Date", "date")):
-        if context.get(name):
-            lines.append(f"{label}: {context[name]}")
-    return lines
 
 
 def distill_batch(items: list[tuple[str, dict]], llm, *, profile: str, sources: list[str],
@@ -71,17 +62,7 @@ def distill_batch(items: list[tuple[str, dict]], llm, *, profile: str, sources: 
     for n, ((_, context), source) in enumerate(zip(items, sources), 1):
         part = sessions[f"S{n}"]
         found = validate(json.dumps(part if isinstance(part, dict) else {"records": part}))
-        records = []
-        for item in found:
-            if standing_order(item["body"]):
-                if refused is not None:
-                    refused[n - 1].append(item["body"].strip())
-                continue
-            tags = base_tags(context)
-            for t in item.get("tags", []):
-                if t not in tags and not leaks(t, names=names, hosts=hosts):
-                    tags.append(t)
-            records.append({"type": item["type"], "key": item["key"], "tags": tags, "body": item["body"].strip(),
-                            "profile": profile, "source": source})
+        records = records_from(found, context, profile=profile, source=source, names=names, hosts=hosts,
+                               refused=refused[n - 1] if refused is not None else None)
         out.append(mark(records, mask(parts[n - 1], names=names, hosts=hosts)))  # what it says of this session
     return out

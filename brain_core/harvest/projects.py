@@ -3,7 +3,7 @@
 One definition for every door: :func:`project_of` runs the harvester's own naming
 (:func:`brain_core.harvest.privacy.project_name`: the git top-level's main checkout, else the
 folder, never a worktree holder or a home folder) and its tag spelling
-(:func:`brain_core.harvest.distill.base_tags`), so a record harvested from a session in a folder
+(:func:`brain_core.harvest.model_answer.base_tags`), so a record harvested from a session in a folder
 carries the tag that recall, ask and the session-start block look for when run in that folder.
 """
 

@@ -9,7 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from brain_core.errors import ProviderError
-from brain_core.harvest.distill import MAX_RECORDS, distill, extractive, make_key, validate
+from brain_core.harvest.distill import distill, extractive, make_key
+from brain_core.harvest.model_answer import MAX_RECORDS, validate
 from brain_core.harvest.sources import claude, codex, gemini
 from brain_core.marks import OFFLINE_CONFIDENCE, OFFLINE_TAG
 from brain_core.redact import redact

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from brain_core.harvest.codeish import code_only
-from brain_core.harvest.distill import SYSTEM_PROMPT
+from brain_core.harvest.model_answer import SYSTEM_PROMPT
 from tests.helpers.distill_labelled import MODEL_ANSWERS, Replay, harvest, load, score, sha
 
 

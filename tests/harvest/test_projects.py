@@ -11,7 +11,7 @@ import pytest
 from brain_core.cli import main
 from brain_core.errors import InvalidInput
 from brain_core.harvest import Session
-from brain_core.harvest.distill import base_tags
+from brain_core.harvest.model_answer import base_tags
 from brain_core.harvest.projects import clean_project, project_of
 
 OTHERS = ["The staging database restores from Sunday's snapshot every night.",

@@ -86,7 +86,7 @@ def test_a_missing_cli_and_an_answer_that_is_not_json(fakes, monkeypatch):
     assert e.value.kind == "missing" and "not there" in str(e.value)
     on_path(monkeypatch, fakes)
     set_mode(fakes, "claude", "garbage")
-    from brain_core.harvest.distill import with_llm
+    from brain_core.harvest.model_answer import with_llm
 
     with pytest.raises(ProviderError, match="rejected"):  # valid CLI output, but not the schema: no record
         with_llm("[user] we always deploy on Fridays", make_provider({"llm": {"provider": "claude-code"}}),
