@@ -53,6 +53,11 @@ _CHECKED = re.compile(
     r"|(?:gofmt|vet|lint|ruff|mypy|clippy|golangci-lint|tsc|eslint|prettier|typecheck|build|credo)\W+(?:is |are )?(?:clean|passes|passed|green|ok)\b"
     r"|\b0 (?:issues|errors|failures|warnings)|working tree (?:is )?clean|nothing to commit|ready to (?:push|merge|review)"
     r"|draft PR|PR #\d+|pushed to|(?:is|are|all) green)", re.I)
+# A verb that makes a sentence a statement: a copula, an auxiliary or a modal, a negation, or a word
+# in -ed or -es. A line without one is a heading, a list item's label or a fragment ("Collapsing tool
+# interactions by default"): 6% of those matched a labelled item against 11% of all.
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|being|has|have|had|does|do|did|can|cannot|could|will|would|should"
+                   r"|must|may|might|shall|\w{3,}(?:ed|es))\b|n't\b", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
 _TOKEN = re.compile(r"`([^`\n]{2,60})`|\b([A-Za-z_][\w]*(?:[._/-][\w]+)+|[a-z]+_\w+|[a-z]+[A-Z]\w+|[A-Z]\w*[A-Z]\w*)\b")
 
@@ -61,7 +66,7 @@ FEATURES = (
     "hedged", "not_claim", "vague", "labelled", "issue_is", "status", "yours", "length", "words", "first_in_reply",
     "last_in_reply", "place_in_reply", "place_in_session", "last_reply", "tokens_elsewhere", "tokens_by_person",
     "cause", "first_person", "we", "past", "present", "negation", "rule_words", "fix_words", "done_words",
-    "note", "file", "digits", "colon_end", "reply_length", "finding_score", "person_overlap", "now", "done_lead",
+    "note", "file", "digits", "colon_end", "reply_length", "finding_score", "person_overlap", "now", "done_lead", "no_verb",
 )
 
 
@@ -137,6 +142,7 @@ def candidates(turns: list[tuple[str, str]]) -> list[Candidate]:
                 float(raw.rstrip().endswith(":")), math.log1p(reply_len) - 7.0,
                 f.finding_score(raw, s, counted),
                 len(words & person_words) / max(len(words), 1), float(bool(_NOW.search(s))), float(bool(_DONE_LEAD.match(raw))),
+                float(not _VERB.search(s)),
             ]
             out.append(Candidate(n, k, f.as_record(s, items[k + 1] if k + 1 < len(items) else ""), x))
     return out

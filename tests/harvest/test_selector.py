@@ -97,3 +97,9 @@ def test_a_report_of_checks_that_passed_is_no_candidate():
              "The branch is pushed to origin and up as draft PR #52. " + FINDING)
     texts = [c.text for c in selector.candidates(session(reply))]
     assert texts and all("render_as_batch" in t for t in texts), texts
+
+
+def test_a_fragment_without_a_verb_is_told_from_a_statement():
+    fragment = "PubSub wiring into `PaneListLive` for the status column, and a live transcript reload in `SessionLive`."
+    cands = {c.text: c.x[selector.FEATURES.index("no_verb")] for c in selector.candidates(session(fragment + " " + FINDING))}
+    assert cands.get(fragment) == 1.0 and [v for t, v in cands.items() if "render_as_batch" in t] == [0.0], cands
