@@ -1,0 +1,58 @@
+"""The offline distiller's records as a reader judges them, beside the keyword match of bench_distill.py.
+
+    .venv/bin/python benchmarks/bench_judged.py
+
+bench_distill.py counts a record right when it matches a labelled item by keywords; a good record the
+labeller did not list, or worded differently, counts as noise, and a status report that names a labelled
+thing counts as right. tests/fixtures/distill_judged.json holds a reader's verdicts on the records the
+offline distiller kept for the blind6 and blind7 sessions (on 2026-12-07, at commit 10ced33), mixed with
+as many of the chooser's candidate sentences it did not keep, drawn at random from the same sessions; the
+reader saw each sentence and its transcript, not which was which, nor the labels, and answered whether a
+careful engineer would keep it as a durable memory. This script runs today's distiller on those sessions
+and prints: the share of its records the reader would keep (records not judged, because the distiller
+changed since, are counted apart); the same share of the candidates it did not keep (how much better than
+chance its choice is); and how the reader and the keyword match agree on the judged records.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.helpers.distill_labelled import harvest, load, matches  # noqa: E402
+
+JUDGED = ROOT / "tests" / "fixtures" / "distill_judged.json"
+
+
+def main() -> None:
+    judged = json.loads(JUDGED.read_text(encoding="utf-8"))
+    verdicts: dict[tuple[str, str], dict] = {(j["file"], j["text"]): j for j in judged["items"]}
+    splits = sorted({j["split"] for j in judged["items"]})
+    kept = yes = unjudged = 0
+    both = {(a, b): 0 for a in (True, False) for b in (True, False)}
+    for split in splits:
+        for case in load(split):
+            for r in harvest(case):
+                v = verdicts.get((case.file, r["body"]))
+                kept += 1
+                if v is None:
+                    unjudged += 1
+                    continue
+                yes += v["keep"]
+                both[(v["keep"], any(matches(i, r["body"]) for i in case.items))] += 1
+    controls = [j for j in judged["items"] if j["kind"] == "control"]
+    judged_n = kept - unjudged
+    print(f"splits {', '.join(splits)}: {kept} records kept, {judged_n} of them judged ({unjudged} not judged: new since the verdicts)")
+    print(f"  the reader would keep {yes} of {judged_n}: precision as judged {yes / max(judged_n, 1):.2f}")
+    c_yes = sum(j["keep"] for j in controls)
+    print(f"  the candidates not kept (random, same sessions): the reader would keep {c_yes} of {len(controls)} ({c_yes / max(len(controls), 1):.2f})")
+    print("  reader / keyword match on the judged records: "
+          f"both yes {both[(True, True)]}, reader only {both[(True, False)]}, keywords only {both[(False, True)]}, both no {both[(False, False)]}")
+
+
+if __name__ == "__main__":
+    main()
