@@ -41,9 +41,10 @@ _FILE = re.compile(r"[\w.-]+/[\w./-]+|\b\w+\.(?:py|ts|js|json|toml|ya?ml|md|rs|g
 _DIGITS = re.compile(r"\d")
 _NOW = re.compile(r"(?<=\w )now\b", re.I)
 _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|changed|removed|summary|all set)\b", re.I)
-# Never a finding: the agent announcing its next step or what it just did, offering help or options
-# (the person's pick is kept by .findings.person_choices), or a line of JSON (an error payload).
-_NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|now (?:let|i)\b|next,? i|first,? i|i need to"
+# Never a finding: the agent announcing its next step, what it is doing ("I'm patching ...": 10 of 277
+# training candidates right) or what it just did, offering help or options (the person's pick is kept
+# by .findings.person_choices), or a line of JSON (an error payload).
+_NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|i(?:'m| am) (?:now |also |still |just )?\w+ing|now (?:let|i)\b|next,? i|first,? i|i need to"
                           r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
                           r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w", re.I)
 # Never a finding either: a report of checks that passed or of where the work stands ("All 373 tests
