@@ -314,6 +314,7 @@ def _sentences(body: str) -> list[str]:
 
 
 _QUOTED = _findings._QUOTED
+_IMPERATIVE = re.compile(r"^(?:please |and |so |also )?(?:never|always|don'?t|do not|make sure|avoid|keep|use|stop)\b")
 
 
 def _score(s: _Sentence) -> None:
@@ -325,6 +326,8 @@ def _score(s: _Sentence) -> None:
         return
     if _findings._PERSON_STATE.search(low):
         return  # what the program does now or where the work stands, not a rule
+    if _findings._REPORTED.search(low) and not _IMPERATIVE.match(low):
+        return  # what the person saw go wrong ("the rest never loads"), not a rule ("never load ...")
     best, score = "", 0.0
     said = _QUOTED.sub('""', low)  # a quoted phrase names something ("profiling never enabled"): no cue in it
     for rtype, rx, weight in CUES:

@@ -57,3 +57,10 @@ def test_a_rule_typed_with_curly_apostrophes_is_heard_as_with_straight_ones():
             "so `alembic/env.py` must render batch operations with `render_as_batch=True`.\n\n[user] thanks")
     kept = [r["body"] for r in extractive(text, profile="codex", source="codex:session:x")]
     assert any("render_as_batch" in b for b in kept) and not any("I'll look" in b or "I’ll look" in b for b in kept), kept
+
+
+def test_what_the_person_saw_go_wrong_is_no_rule_though_it_says_never():
+    assert not bodies("The sidebar never loads after the first click, it just spins.")
+    assert not bodies("The export never shows the footer, even on the last page.")
+    # the same words as an order are a rule
+    assert any("production bucket" in b for b in bodies("Never load the fixtures from the production bucket."))
