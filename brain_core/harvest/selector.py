@@ -53,7 +53,9 @@ _CHECKED = re.compile(
     r"\b(?:tests? (?:pass|passed|passing)|all (?:\d+ )?tests (?:pass|passed)|suite pass(?:es|ed)"
     r"|(?:gofmt|vet|lint|ruff|mypy|clippy|golangci-lint|tsc|eslint|prettier|typecheck|build|credo)\W+(?:is |are )?(?:clean|passes|passed|green|ok)\b"
     r"|\b0 (?:issues|errors|failures|warnings)|working tree (?:is )?clean|nothing to commit|ready to (?:push|merge|review)"
-    r"|draft PR|PR #\d+|pushed to|(?:is|are|all) green)", re.I)
+    r"|draft PR|PR #\d+|pushed to|(?:is|are|all) green"
+    r"|(?:validation|checks?|suites?|coverage|build|compile|smoke test|dry-run|run) (?:passed|passes|succeeded|remain green|stay green)"
+    r"|now (?:completes|passes|succeeds|builds|runs cleanly|works)\b)", re.I)
 # A verb that makes a sentence a statement: a copula, an auxiliary or a modal, a negation, or a word
 # in -ed or -es. A line without one is a heading, a list item's label or a fragment ("Collapsing tool
 # interactions by default"): 6% of those matched a labelled item against 11% of all.

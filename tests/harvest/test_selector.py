@@ -94,7 +94,8 @@ def test_a_dropped_lead_keeps_the_code_that_follows_it():
 
 def test_a_report_of_checks_that_passed_is_no_candidate():
     reply = ("All 373 tests pass, credo clean. `gofmt` clean, `vet` clean, `golangci-lint` reports 0 issues. "
-             "The branch is pushed to origin and up as draft PR #52. " + FINDING)
+             "The branch is pushed to origin and up as draft PR #52. Full validation passed with 312 tests and both "
+             "Wrangler dry runs. The code now passes all quality checks. " + FINDING)
     texts = [c.text for c in selector.candidates(session(reply))]
     assert texts and all("render_as_batch" in t for t in texts), texts
 
