@@ -46,7 +46,8 @@ _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|ch
 # by .findings.person_choices), or a line of JSON (an error payload).
 _NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|i(?:'m| am) (?:now |also |still |just )?\w+ing|now (?:let|i)\b|next,? i|first,? i|i need to"
                           r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
-                          r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w", re.I)
+                          r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w"
+                          r"|::[a-z][\w-]*\{", re.I)  # and a Codex directive: "::code-comment{title=...}" (a review), "::git-create-pr{...}"
 # Never a finding either: a report of checks that passed or of where the work stands ("All 373 tests
 # pass, credo clean", "ready to push", "draft PR #52"): true during the session only.
 _CHECKED = re.compile(
