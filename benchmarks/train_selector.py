@@ -10,7 +10,7 @@ judges it by leave-one-project-out: each project's sessions read with the weight
 projects. For each threshold and per-session cap it prints the held-out figures of the agent's
 sentences alone and of the whole offline distiller (the person's cue-word sentences, rules and choices
 too, run on each project's sessions with that project's held-out weights), and chooses the pair by the
-whole distiller's F0.5 (precision weighs twice recall; within 0.005 of the best, the highest threshold). ``--write`` writes selector.json with the
+whole distiller's F0.5 (precision weighs twice recall; within 0.005 of the best, the highest threshold, and at it the best cap). ``--write`` writes selector.json with the
 weights fitted on all the training sessions and the chosen pair. The training splits are tune to blind5
 (blind5 joined once its blind figures were reported); blind6 is never read here: it stays the held-out check.
 """
@@ -188,9 +188,9 @@ def main() -> None:
                   f"{'':20}{whole_kept:>4}  {p:>9.2f}  {r:>6.2f}  {f05(p, r):.3f}")
             rows.append((f05(p, r), threshold, keep, p, r, whole_kept))
     # Precision first: of the pairs within TIE of the best F0.5 (a difference the 30 projects cannot
-    # tell from noise), the highest threshold, then the smallest cap.
+    # tell from noise), the highest threshold, and at it the cap with the best F0.5.
     top = max(row[0] for row in rows)
-    best = max((row for row in rows if row[0] >= top - TIE), key=lambda row: (row[1], -row[2]))
+    best = max((row for row in rows if row[0] >= top - TIE), key=lambda row: (row[1], row[0]))
     print(f"chosen by the whole distiller's F0.5 (within {TIE} of the best {top:.3f}, the highest threshold): "
           f"threshold {best[1]}, keep {best[2]}: {best[5]} kept, "
           f"precision {best[3]:.2f}, recall {best[4]:.2f} (each project read with the weights fitted on the others)")

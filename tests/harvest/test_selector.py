@@ -111,3 +111,11 @@ def test_a_codex_directive_is_no_candidate():
               'UTC rendering of a `Z` timestamp, but `formatShortTimestamp()` uses the local timezone." file="src/test/ui.test.ts"}')
     texts = [c.text for c in selector.candidates(session(review + "\n\n" + FINDING))]
     assert texts and not any("code-comment" in t or "timezone" in t for t in texts), texts
+
+
+def test_a_sentence_that_goes_on_to_announce_the_next_step_is_no_candidate():
+    for said in ("This looks like an unquoted YAML scalar in the description line, so I'll fix it and verify the file parses.",
+                 "First, let me initialize a git repo in the fixture folder and check its status.",
+                 "I'm staging only `token-policy-rules.ts` and its test, then I'll commit and push the branch."):
+        texts = [c.text for c in selector.candidates(session(said + " " + FINDING))]
+        assert texts and all("render_as_batch" in t for t in texts), (said, texts)
