@@ -51,6 +51,9 @@ _ROLE_MARK = re.compile(r"(?m)^\[(user|assistant|tool|plan)\] ")
 # A Markdown link to a file of the session's own checkout ("[store.ts](/Users/<name>/src/app/store.ts#L42)",
 # as Codex writes them): the file's name is what the sentence says; the path is where it lay that day.
 _LOCAL_LINK = re.compile(r"\[([^\]\n]{1,120})\]\((?![a-z][a-z0-9+.-]*:(?![\\/])|#)[^)\s]{1,400}\)", re.I)
+# A Codex directive, a line of its own: "::code-comment{title=... body=...}" (a review comment),
+# "::git-commit{cwd=...}". What the agent's tools are told, not what it says.
+_DIRECTIVE = re.compile(r"::[a-z][\w-]*\{[^\n]*\}(?=[ \t]*$)", re.M)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SPEAKER = re.compile(r"^\s*(?:\[[\d:.,\s-]+\]\s*)?(?:[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}:\s+)?")
 _EMPHASIS = re.compile(r"\*\*|__")
@@ -266,7 +269,7 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> t
 
 def _split_turns(text: str) -> list[tuple[str, str]]:
     text = text.replace("\u2019", "'").replace("\u2018", "'")  # "I’ll", "don’t" (Codex's) read as "I'll", "don't"
-    text = _LOCAL_LINK.sub(_link_name, text)
+    text = _DIRECTIVE.sub("", _LOCAL_LINK.sub(_link_name, text))
     marks = list(_ROLE_MARK.finditer(text))
     if not marks:
         return [("plain", text)]

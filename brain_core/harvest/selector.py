@@ -46,8 +46,7 @@ _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|ch
 # by .findings.person_choices), or a line of JSON (an error payload).
 _NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|i(?:'m| am) (?:now |also |still |just )?\w+ing|now (?:let|i)\b|next,? i|first,? i|i need to"
                           r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
-                          r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w"
-                          r"|::[a-z][\w-]*\{", re.I)  # and a Codex directive: "::code-comment{title=...}" (a review), "::git-create-pr{...}"
+                          r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w", re.I)
 # Nor one that announces, past its first clause, what the agent does next ("..., so I'll fix it and
 # verify", "First, let me ...", "... then I'll commit"): 10 of 206 training candidates right.
 _ANNOUNCES = re.compile(r"(?:[,;:—–-]\s*|\b(?:so|and|now|then|first|next)\s*,?\s+)(?:let me|i'll|i will)\b|\bthen i'?ll\b"

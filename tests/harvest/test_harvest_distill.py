@@ -39,6 +39,17 @@ def test_extractive_finds_the_decision_in_each_sample(parse, name):
     assert "REDACTED" not in r["body"]
 
 
+def test_a_codex_directive_is_no_record():
+    review = ('::code-comment{title="[P2] Sessions UI test is timezone-dependent" body="This expectation hard-codes the UTC '
+              'rendering of a `Z` timestamp. In the current environment (`Africa/Nairobi`, UTC+3), the test gets `04-04 12:00`, '
+              'so this new test will fail outside UTC." file="/Users/jdoe/dev/bridge/src/test/ui.test.ts" start=3 end=3}')
+    text = ("[user] Review the branch.\n\n[assistant] " + review + "\n\n[user] ok\n\n[assistant] The migration fails because "
+            "`ALTER TABLE ... MODIFY` is not supported by SQLite, so `alembic/env.py` must render batch operations with "
+            "`render_as_batch=True`.\n\n[user] thanks")
+    bodies = [r["body"] for r in extractive(text, profile="codex", source="codex:session:x")]
+    assert any("render_as_batch" in b for b in bodies) and not any("UTC" in b or "code-comment" in b for b in bodies), bodies
+
+
 def test_pure_tool_noise_yields_nothing():
     noise = "\n\n".join([
         "[user] run the tests",

@@ -106,13 +106,6 @@ def test_a_fragment_without_a_verb_is_told_from_a_statement():
     assert cands.get(fragment) == 1.0 and [v for t, v in cands.items() if "render_as_batch" in t] == [0.0], cands
 
 
-def test_a_codex_directive_is_no_candidate():
-    review = ('::code-comment{title="[P2] Sessions UI test is timezone-dependent" body="This expectation hard-codes the '
-              'UTC rendering of a `Z` timestamp, but `formatShortTimestamp()` uses the local timezone." file="src/test/ui.test.ts"}')
-    texts = [c.text for c in selector.candidates(session(review + "\n\n" + FINDING))]
-    assert texts and not any("code-comment" in t or "timezone" in t for t in texts), texts
-
-
 def test_a_sentence_that_goes_on_to_announce_the_next_step_is_no_candidate():
     for said in ("This looks like an unquoted YAML scalar in the description line, so I'll fix it and verify the file parses.",
                  "First, let me initialize a git repo in the fixture folder and check its status.",
