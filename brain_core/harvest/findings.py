@@ -368,15 +368,15 @@ def person_choices(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, 
         if m.group(3) and not (offered and _OFFERED.search(offered)):
             continue  # a bare "2" after a list of next steps is an order, not a choice
         text = _option_text(offered, label) if offered else None
-        if text and not code_only(text) and not _HOW_TO_WORK.search(text):
+        if text and not code_only(text) and not _LOCAL.search(text.lower()) and not _HOW_TO_WORK.search(text):
             out.append((3.0, "decision", f"Chose Option {label}: {text}", n))
     return out
 
 
 # An option for how or where the work at hand is done ("Subagent-Driven (this session)", "a drive-by
-# fix in this PR", "then I can push the rock"): a choice for the session, not one to remember.
-_HOW_TO_WORK = re.compile(r"\b(?:in )?this (?:session|pr|branch|commit)\b|\bsubagent-driven\b|\bparallel session\b"
-                          r"|\bimplement the plan\b|\bdrive-by\b|\bthen i (?:can|will)\b|\bthen i'll\b", re.I)
+# fix in this PR" (_LOCAL), "then I can push the rock"): a choice for the session, not one to remember.
+_HOW_TO_WORK = re.compile(r"\bthis session\b|\bsubagent-driven\b|\bparallel session\b|\bimplement the plan\b|\bdrive-by\b"
+                          r"|\bthen i (?:can|will)\b|\bthen i'll\b", re.I)
 
 # The agent's reply offers options (not a list of next steps to pick from).
 _OFFERED = re.compile(r"\b(?:options?|approach(?:es)?|alternatives?|variants?)\b|\bwhich (?:one|do you prefer|would you prefer)\b"
