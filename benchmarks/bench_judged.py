@@ -5,10 +5,11 @@
 bench_distill.py counts a record right when it matches a labelled item by keywords; a good record the
 labeller did not list, or worded differently, counts as noise, and a status report that names a labelled
 thing counts as right. tests/fixtures/distill_judged.json holds a reader's verdicts on the records the
-offline distiller kept for the blind6 and blind7 sessions (on 2026-12-07, at commit 10ced33), mixed with
-as many of the chooser's candidate sentences it did not keep, drawn at random from the same sessions; the
-reader saw each sentence and its transcript, not which was which, nor the labels, and answered whether a
-careful engineer would keep it as a durable memory. This script runs today's distiller on those sessions
+offline distiller kept for the blind6 and blind7 sessions (on 2026-12-07, at commit 10ced33; later rounds
+judged the records new since), mixed with about as many of the chooser's candidate sentences it did not
+keep, drawn at random from the same sessions; the reader saw each sentence and its transcript, not which
+was which, nor the labels, and answered whether a careful engineer would keep it as a durable memory. The
+chooser is fitted on other verdicts, on the training sessions only. This script runs today's distiller on those sessions
 and prints: the share of its records the reader would keep (records not judged, because the distiller
 changed since, are counted apart); the same share of the candidates it did not keep (how much better than
 chance its choice is); and how the reader and the keyword match agree on the judged records.

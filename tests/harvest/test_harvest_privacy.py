@@ -48,9 +48,10 @@ def test_mask_user_takes_the_home_folder_and_the_login_name_and_nothing_else():
 def test_an_offline_record_carries_no_home_folder_and_a_local_link_reads_as_its_file():
     text = (f"[user] The checkpoint list is slow, look into it. Never write to /Users/{NAME}/data/ledger.db by hand, "
             "the sync job owns it.\n\n"
-            "[assistant] The likely root cause is visible now: selecting a checkpoint calls `listSessionsForCheckpointIds` in "
-            f"[orchestration.ts](/Users/{NAME}/dev/bridge/src/checkpoints/orchestration.ts#L950), and that currently rebuilds "
-            "the full module state for the entire repo instead of resolving only the selected checkpoints.\n\n[user] ok")
+            "[assistant] Selecting a checkpoint calls `listSessionsForCheckpointIds` in "
+            f"[orchestration.ts](/Users/{NAME}/dev/bridge/src/checkpoints/orchestration.ts#L950), and that rebuilds the full "
+            "module state for the entire repo instead of resolving only the selected checkpoints, which is why the list is slow."
+            "\n\n[user] ok")
     records = extractive(text, profile="codex", source="codex:session:x", context={"cwd": f"/Users/{NAME}/dev/bridge"})
     bodies = " ".join(r["body"] for r in records) + " ".join(r["key"] for r in records)
     assert "~/data/ledger.db" in bodies and "calls `listSessionsForCheckpointIds` in `orchestration.ts`, and" in bodies, records

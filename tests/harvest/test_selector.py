@@ -72,7 +72,7 @@ def test_refitting_on_the_labelled_sessions_gives_the_shipped_weights():
     train = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(train)
     data = train.sessions(train.TRAIN)
-    fitted = train.fit(*train.stack(data))
+    fitted = train.fit(*train.stack(data, "reader"))
     shipped = selector.fitted()
     for name, a, b in zip(selector.FEATURES, fitted["weights"], shipped["weights"]):
         assert abs(a - b) < 1e-3, f"{name}: refitted {a:.4f}, shipped {b:.4f}: run benchmarks/train_selector.py --write"
@@ -112,3 +112,17 @@ def test_a_sentence_that_goes_on_to_announce_the_next_step_is_no_candidate():
                  "I'm staging only `token-policy-rules.ts` and its test, then I'll commit and push the branch."):
         texts = [c.text for c in selector.candidates(session(said + " " + FINDING))]
         assert texts and all("render_as_batch" in t for t in texts), (said, texts)
+
+
+def test_a_report_of_the_work_a_guess_or_a_narrated_step_is_no_candidate():
+    reply = ("Added a separate `View Diff` detail row while keeping `Changes` clickable. "
+             "I've already verified the change builds, vets and passes the full `sts` suite. "
+             "Cherry-picked `0fd2317` onto the branch with zero conflicts. "
+             "The likely root cause is the cache key in `search_cache.go`, I suspect a stale tree hash. "
+             "Now the provider snapshot reads from `HEAD` whenever a valid git tree exists. "
+             "Here's what was synced and pushed to the remote branch. " + FINDING)
+    texts = [c.text for c in selector.candidates(session(reply))]
+    assert texts and all("render_as_batch" in t for t in texts), texts
+    # the same words as a statement about the code stay candidates
+    reply = "The cache key in `search_cache.go` hashes the tree, so an amended commit reuses the snapshot."
+    assert [c.text for c in selector.candidates(session(reply))], reply

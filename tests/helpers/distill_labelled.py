@@ -59,6 +59,25 @@ def harvest(case: Labelled, llm=None) -> list[dict]:
     return [r for r in outcome.records if reason(r["body"], (r.get("extra") or {}).get("unsaid")) is None]
 
 
+def given_text(case: Labelled) -> str:
+    """The text the offline distiller is given for this session on the sweep's path ("" when none)."""
+    from brain_core.harvest import distill
+
+    seen: list[str] = []
+    real = distill.extractive
+
+    def capture(text, **_kw):
+        seen.append(text)
+        return []  # only the text is wanted
+
+    distill.extractive = capture
+    try:
+        harvest(case)
+    finally:
+        distill.extractive = real
+    return seen[-1] if seen else ""
+
+
 def matches(item: dict, body: str) -> bool:
     low = body.lower()
     return all(any(alt.lower() in low for alt in kw.split("|")) for kw in item["all"])
