@@ -10,8 +10,9 @@ as the symptom, the thought an agent has just before it makes the mistake the re
 Triggers come from the record: ``extra["trigger"]`` when a person or an LLM wrote one, else from
 the first sentence and the type ("Never X" -> "About to X", "Always X" -> "Forgetting to X", another
 instruction -> its own first sentence, a decision -> "Reopening the decision on ...", a fact ->
-"Unsure about ..." followed by the key's words, or the first sentence when the key was derived
-from it).
+"Unsure about ..." followed by the key's words, or by the first sentence when the key was made of
+the body's own words, its slug or the offline distiller's first content words, which in a row read
+as a word list).
 
 Order depends on the files only (type, then newest first; what the offline distiller wrote, tagged
 ``harvest:offline``, after the rest, and expired records last), never on one machine's usage, so two
@@ -106,7 +107,7 @@ def trigger_for(record: Record, title: str | None = None) -> str:
     if isinstance(own, str) and own.strip():
         return _clip(" ".join(own.split()))
     first = first_sentence(record.body, 200)
-    explicit_key = record.key != slugify(record.body) and not record.key.startswith("knowledge-")
+    explicit_key = not _derived(record.key, record.body) and not record.key.startswith("knowledge-")
     topic = title or (record.key.replace("-", " ") if explicit_key else first)
     if title:
         return _clip(f"Working on {title}")
@@ -125,6 +126,16 @@ def trigger_for(record: Record, title: str | None = None) -> str:
     if record.type == "fact":
         return _clip("Unsure about " + topic)
     return _clip("Looking for " + topic)
+
+
+def _derived(key: str, body: str) -> bool:
+    """Whether ``key`` was made from the body's own words (its slug, or the offline distiller's
+    first content words): then its words in a row read as a list ("Unsure about two side notes
+    cache misses see"), and the first sentence says more."""
+    if key == slugify(body):
+        return True
+    words = iter(re.findall(r"[a-z0-9]+", body.lower()))
+    return all(any(w == part for w in words) for part in key.split("-") if part)
 
 
 def _clip(text: str) -> str:

@@ -25,6 +25,11 @@ def test_triggers_are_written_as_the_symptom():
         "Reopening the decision on database choice"
     assert trigger_for(_rec("Retries are capped at six.", "fact", key="webhook-retry-policy")) == \
         "Unsure about webhook retry policy"
+    # a key made of the body's own first content words (the offline distiller's) reads as a word list:
+    # the first sentence says more
+    body = "Two side notes: cache misses see the full tree walk. The rest is cached."
+    assert trigger_for(_rec(body, "fact", key="two-side-notes-cache-misses-see")) == \
+        "Unsure about Two side notes: cache misses see the full tree walk"
     assert trigger_for(_rec("x", "fact", extra={"trigger": "About to hard-code a retry count"})) == \
         "About to hard-code a retry count"
     long = trigger_for(_rec("Never " + "really " * 40 + "do it.", "instruction"))

@@ -13,7 +13,7 @@ from brain_core.lifecycle.common import EXPIRED_TAG
 from brain_core.lifecycle.maintain import due, maintain
 
 OLD = "2024-01-15T09:00:00Z"
-INDEX_BUDGET = 520
+INDEX_BUDGET = 545
 
 
 def _days_ago(n):
