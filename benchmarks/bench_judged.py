@@ -12,7 +12,9 @@ was which, nor the labels, and answered whether a careful engineer would keep it
 chooser is fitted on other verdicts, on the training sessions only. This script runs today's distiller on those sessions
 and prints: the share of its records the reader would keep (records not judged, because the distiller
 changed since, are counted apart); the same share of the candidates it did not keep (how much better than
-chance its choice is); and how the reader and the keyword match agree on the judged records.
+chance its choice is); and how the reader and the keyword match agree on the judged records. Last, the
+person's records (rules, preferences, choices) the distiller writes for the training sessions, as a
+reader judged them (tests/fixtures/distill_reader_labels.json, kind 'person': not fitted on).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from tests.helpers.distill_labelled import harvest, load, matches  # noqa: E402
 
 JUDGED = ROOT / "tests" / "fixtures" / "distill_judged.json"
+READER = ROOT / "tests" / "fixtures" / "distill_reader_labels.json"
 
 
 def main() -> None:
@@ -35,6 +38,7 @@ def main() -> None:
     splits = sorted({j["split"] for j in judged["items"]})
     kept = yes = unjudged = 0
     both = {(a, b): 0 for a in (True, False) for b in (True, False)}
+    by_kind: dict[str, list[int]] = {"the agent's findings": [0, 0], "the person's rules, preferences and choices": [0, 0]}
     for split in splits:
         for case in load(split):
             for r in harvest(case):
@@ -44,15 +48,39 @@ def main() -> None:
                     unjudged += 1
                     continue
                 yes += v["keep"]
+                kind = by_kind["the agent's findings" if r["type"] == "fact" else "the person's rules, preferences and choices"]
+                kind[0] += v["keep"]
+                kind[1] += 1
                 both[(v["keep"], any(matches(i, r["body"]) for i in case.items))] += 1
     controls = [j for j in judged["items"] if j["kind"] == "control"]
     judged_n = kept - unjudged
     print(f"splits {', '.join(splits)}: {kept} records kept, {judged_n} of them judged ({unjudged} not judged: new since the verdicts)")
-    print(f"  the reader would keep {yes} of {judged_n}: precision as judged {yes / max(judged_n, 1):.2f}")
+    print(f"  the reader would keep {yes} of {judged_n}: precision as judged {yes / max(judged_n, 1):.2f} ("
+          + "; ".join(f"{name} {k} of {n}" for name, (k, n) in by_kind.items()) + ")")
     c_yes = sum(j["keep"] for j in controls)
     print(f"  the candidates not kept (random, same sessions): the reader would keep {c_yes} of {len(controls)} ({c_yes / max(len(controls), 1):.2f})")
     print("  reader / keyword match on the judged records: "
           f"both yes {both[(True, True)]}, reader only {both[(True, False)]}, keywords only {both[(False, True)]}, both no {both[(False, False)]}")
+    person_records(json.loads(READER.read_text(encoding="utf-8")))
+
+
+def person_records(labels: dict) -> None:
+    """The person's records in the training splits as a reader judged them (the chooser is fitted on
+    the agent's sentences there; these records are not fitted on)."""
+    verdicts = {(i["file"], i["text"]): i["keep"] for i in labels["items"] if i.get("kind") == "person"}
+    kept = yes = unjudged = 0
+    for split in sorted({i["split"] for i in labels["items"]}):
+        for case in load(split):
+            for r in harvest(case):
+                if r["type"] == "fact":
+                    continue
+                kept += 1
+                v = verdicts.get((case.file, r["body"]))
+                if v is None:
+                    unjudged += 1
+                yes += bool(v)
+    print(f"training splits, the person's records: {kept} kept, the reader would keep {yes} of the {kept - unjudged} judged "
+          f"({yes / max(kept - unjudged, 1):.2f}; {unjudged} not judged)")
 
 
 if __name__ == "__main__":

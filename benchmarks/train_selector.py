@@ -56,7 +56,7 @@ def project(file: str) -> str:
 def reader_verdicts() -> dict[tuple[str, str], bool]:
     """(file, sentence) -> whether the reader would keep it (distill_reader_labels.json)."""
     items = json.loads(READER.read_text(encoding="utf-8"))["items"]
-    return {(i["file"], i["text"]): bool(i["keep"]) for i in items}
+    return {(i["file"], i["text"]): bool(i["keep"]) for i in items if i.get("kind") != "person"}  # the person's: no candidates
 
 
 def sessions(splits) -> list[dict]:

@@ -39,7 +39,8 @@ def test_the_training_verdicts_judge_candidates_of_the_training_sessions_only():
     blind = {c.file for split in ("blind6", "blind7") for c in load(split)}
     for item in labels["items"]:
         assert files.get(item["file"]) == item["split"] and item["file"] not in blind, item["file"]
-        assert isinstance(item["keep"], bool) and item["why"].strip() and item["round"] in (1, 2)
+        assert isinstance(item["keep"], bool) and item["why"].strip() and item["round"] in (1, 2, 3)
+        assert (item["round"] == 3) == (item.get("kind") == "person"), item  # round 3: the person's records
     assert len({(i["file"], i["text"]) for i in labels["items"]}) == len(labels["items"]) >= 1500
     kept = sum(i["keep"] for i in labels["items"])
     assert 0.1 < kept / len(labels["items"]) < 0.4  # a reader who kept nearly all, or nothing, judged nothing
