@@ -42,9 +42,11 @@ _DIGITS = re.compile(r"\d")
 _NOW = re.compile(r"(?<=\w )now\b", re.I)
 _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|changed|removed|summary|all set)\b", re.I)
 # Never a finding: the agent announcing its next step, what it is doing ("I'm patching ...": 10 of 277
-# training candidates right; one led by "Now", "Then", "Next" or "Here": a reader keeps 1 of 46) or what it just did, offering help or options (the person's pick is kept
-# by .findings.person_choices), or a line of JSON (an error payload).
-_NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|i(?:'m| am) (?:now |also |still |just )?\w+ing|now|then|next|here|first,? i|i need to"
+# training candidates right; one led by "Now", "Then", "Next" or "Here": a reader keeps 1 of 46) or
+# what it just did, offering help or options (the person's pick is kept by .findings.person_choices),
+# or a line of JSON (an error payload). "Next.js" and "Here-doc" are names, not leads.
+_NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|i(?:'m| am) (?:now |also |still |just )?\w+ing"
+                          r"|(?:now|then|next|here)(?![.\w-])|first,? i|i need to"
                           r"|i (?:also )?(?:added|created|updated|removed|fixed|changed|wrote|ran|implemented|moved|made)"
                           r"|i can help|i'd (?:suggest|recommend)|would you|do you|options?|alternatives|approaches)\b|\{\"\w", re.I)
 # Nor one that announces, past its first clause, what the agent does next ("..., so I'll fix it and
