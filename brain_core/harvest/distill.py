@@ -68,7 +68,7 @@ CUES: tuple[_Cue, ...] = (
                             r"|\b(?:the )?decision (?:is|was)\b|\bdecision:|\blet'?s go with\b|^go with\b|\bgo with\b"
                             r"|\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b|\bsettled on\b|\bopted (?:to|for)\b"
                             r"|\b(?:team|project|house) (?:policy|rule|convention)\b|\bfrom now on\b|\bgoing forward\b"
-                            r"|\bthe plan is\b|\bwe(?:'re| are) (?:going|moving) (?:with|to)\b"), 3.0),
+                            r"|\bthe plan is\b|\bwe(?:'re| are) (?:going with|moving to|going to (?:use|switch|move|adopt|keep|stick|drop|replace|migrate))\b"), 3.0),
     ("instruction", re.compile(r"\balways\b|\bnever\b|\b(?:don'?t|do not) ever\b|\bshould (?:always|never)\b|\bthe rule is\b|\bremember (?:to|that)\b"
                                r"|\bin (?:the )?future\b|\bno more\b|\bstop (?:using|doing)\b"), 2.0),
     ("instruction", re.compile(r"\b(?:don'?t|do not|never)\b[^.]{0,100}\binstead\b"), 2.0),
@@ -87,7 +87,7 @@ CUES: tuple[_Cue, ...] = (
 )
 _REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\botherwise\b|\bthe reason\b|\bdue to\b|\bwhich means\b|\bto avoid\b")
 # A doubt, or a request for the task at hand ("can we add that ..."): no rule.
-_HEDGE = re.compile(_findings.DOUBT_OR_REQUEST + r"|\bmight\b|\bi think\b|\bshould we\b")
+_HEDGE = re.compile(_findings.DOUBT_OR_REQUEST + r"|\bmight\b|\bshould we\b")
 _TEMPORARY = re.compile(r"\bfor now\b|\bthis time\b|\bjust this once\b|\btemporar(?:y|ily)\b|\bright now\b|\bfor this (?:run|test|session)\b"
                         r"|\bas of now\b")
 # An order for the task at hand, not a standing rule.
@@ -102,7 +102,7 @@ _REASON_LEAD = re.compile(r"^(?:because|that'?s because|the reason|this is becau
 _LOG_LINE = re.compile(r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d|\d{2}:\d{2}:\d{2}\b|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|CRITICAL)\b"
                        r"|[\w./-]+\.(?:py|ts|tsx|js|go|rs|rb|java|kt|ex|exs|c|cc|cpp|h|swift|php|cs)[:(]\d+)")
 _REVIEW = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?(?:nit|nitpick|suggestion|issue|blocker|praise|question|thought|chore|todo|"
-                     r"major|minor|critical|security|bug|p[0-3])(?:\*\*|__)?\s*(?:\([^)]*\))?\s*[:\]]"
+                     r"high|medium|low|major|minor|critical|security|bug|p[0-3])(?:\*\*|__)?\s*(?:\([^)]*\))?\s*[:\]]"
                      r"|^\s*(?:[-*]\s*)?\[(?:P[0-3]|nit|blocking|non-blocking)\]"
                      r"|\b(?:code review|review comments?|reviewer|LGTM|requested changes|pull request #?\d+)\b", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
@@ -327,7 +327,7 @@ def _score(s: _Sentence) -> None:
         return
     if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
         return
-    if _findings._PERSON_STATE.search(low):
+    if _findings._PERSON_STATE.search(low) or _findings.not_a_rule(s.text):
         return  # what the program does now or where the work stands, not a rule
     if _findings._REPORTED.search(low) and not _IMPERATIVE.match(low):
         return  # what the person saw go wrong ("the rest never loads"), not a rule ("never load ...")

@@ -278,10 +278,13 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
         if _PASTED_OUTPUT.search(body):
             continue  # a turn carrying a terminal session, a log or a trace reports, it does not rule
         keep, cues = [], 0
-        for s in _person_sentences(body):
+        said = _person_sentences(body)
+        if any(_REPORTED.search(s) for s in said):
+            continue  # what the person saw go wrong, and the rest of the turn says more of it
+        for s in said:
             low = s.lower().strip()
             if (s.rstrip().endswith("?") or code_only(s) or _ORDER.match(low) or _LOCAL.search(low)
-                    or _REPORTED.search(low) or _PERSON_STATE.search(low) or _UNSURE.search(low)):
+                    or _PERSON_STATE.search(low) or _UNSURE.search(low) or not_a_rule(s)):
                 continue
             keep.append(s)
             cues += len(_CONSTRAINT.findall(_QUOTED.sub('""', s)))  # a quoted phrase names something
@@ -294,6 +297,34 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
     return out
 
 
+# A person's sentence that reads as a rule but is none: a request for the change at hand in a few
+# words ("The file should be untracked.", "They should have borders around them."), a thought left
+# unfinished ("... that are multimodal..."), a reply that leans on the agent's last message ("Ah but
+# ...", "in fact, I prefer u dont", "Only when clear and useful."), a review finding's severity label
+# ("Medium: the APIs no longer reject ..."), text a tool wrote to an agent ("... your user's approval"),
+# a tentative pick ("I'd go with ..."), an order for a thing just shown ("Make them look distinct ...").
+_SHOULD = re.compile(r"\bshould(?:n't| not)? (?:be|have)\b", re.I)
+_NOT_A_RULE = re.compile(
+    r"(?:\.\.\.|…)\W*$|^(?:ah|oh|hm+|well|in fact)(?![\w-])|^only (?:when|if)\b[^,;]{0,60}$"
+    r"|^(?:\*\*)?(?:high|medium|low|critical|major|minor)(?: severity| priority)?(?:\*\*)?\s*:"
+    r"|\byour user(?:'s)?\b|\bi(?:'d| would) go with\b|^just say\b",
+    re.I,
+)
+_FOR_THIS = re.compile(r"^(?:just |please )?(?:make|fix|move|put|change|give|set)\s+(?:it|them|this|that|these|those)\b", re.I)
+_GENERAL = re.compile(r"\b(?:always|never|every|whenever|all|because|since|so that|otherwise|from now on|going forward"
+                      r"|policy|rule|convention|default)\b", re.I)
+
+
+def not_a_rule(sentence: str) -> bool:
+    """Whether a person's sentence, though worded like one, is no rule to remember (see _NOT_A_RULE)."""
+    s = sentence.strip()
+    if _NOT_A_RULE.search(s):
+        return True
+    if _GENERAL.search(s):
+        return False  # "Make that the team policy from now on.", "They should always be hidden."
+    return bool(_FOR_THIS.match(s)) or (len(s.split()) <= 8 and bool(_SHOULD.search(s)))
+
+
 # What the person saw go wrong ("it still doesn't work", "the button does not do anything", "I get an
 # error"): a report of the present state, not a rule for the work.
 _REPORTED = re.compile(
@@ -302,7 +333,13 @@ _REPORTED = re.compile(
     r"|run(?:s|ning)?|start\w*|respond\w*|appear\w*|updat\w*|sav\w*|persist\w*|maintained|preserved|there)\b"
     r"|\b(?:still|again)\b[^.]{0,40}\b(?:broken|fail\w*|error|wrong|happening)\b|\bi (?:see|get|got|saw)\b|\bit says\b"
     r"|\b(?:an?|the|this|that|same|this) error\b|\berror (?:message|says)\b|\b(?:is|are|was|still|it'?s) broken\b|\bregress\w*"
-    r"|\bseems? to (?:work|be working|fail)\b|\bdoes(?:n't| not) seem to\b|\bsomehow\b|\bit seems\b|\bworks (?:perfectly|fine|now)\b",
+    r"|\bseems? to (?:work|be working|fail)\b|\bdoes(?:n't| not) seem to\b|\bsomehow\b|\bit seems\b|\bworks (?:perfectly|fine|now|well)\b"
+    # what the person shows or judges of the work at hand ("you see that the box isn't wrapping", "this is
+    # not what I wanted", "'likely obsolete' is not good enough"), a guess at the past ("must have been
+    # missed"), what a thing does ("a crate it never touches", "sometimes the old info persists"), an
+    # error's place ("at line 2 column 102")
+    r"|\byou see that\b|\bhere is an example\b|\bnot what i (?:wanted|asked for|meant)\b|\bnot good enough\b"
+    r"|\bmust have (?:been|\w+ed)\b|\b(?:it|which|that) never\b|\bat line \d+\b|\bsometimes\b",
     re.I,
 )
 # What the person says the program does now ("Now, the export always ...", "Currently it ..."), a
@@ -312,19 +349,24 @@ _REPORTED = re.compile(
 _PERSON_STATE = re.compile(r"^(?:now|currently|right now|at the moment|so far)\b|\bright\W*$|,\s*right\b|\w right,\s"
                            r"|\b(?:we are|we're|i am|i'm) (?:still|currently|not \w+ing)\b"
                            r"|^when i (?:press|click|hit|type|tap|open|select|run|scroll|load)\b"
-                           r"|^i (?:should|want to|need to|would like to|'d like to) be able to\b|^it would be (?:nice|good|great)\b")
-# Material pasted into a turn: a shell prompt line, a log line, a stack trace, a tool's banner.
+                           r"|^i (?:want to|need to|would like to|'d like to) be able to\b|\bshould be able to\b"
+                           r"|^it would be (?:nice|good|great)\b")
+# Material pasted into a turn: a shell prompt line, a command run with a variable set ("GOCACHE=/tmp/go
+# go test ./..."), a log line, a stack trace, a tool's banner, a JSON message ('{"type":"idle_notification", ...').
 _PASTED_OUTPUT = re.compile(
     r"(?m)^\s*(?:\(\S+\)\s+)?\S+@\S+\s+\S*\s*[%$#]\s|^\s*\$ \S|\[\d{1,2}/\w{3}/\d{4}|^\s*Traceback \(|^\s*File \"|"
-    r"^\s*\w+(?:Error|Exception):|^\s*\d{1,3}(?:\.\d{1,3}){3} - - |<command-(?:name|message|args)>|<local-command|^Caveat: ")
+    r"^\s*(?:[Ee]nv\s+)?[A-Z][A-Z0-9_]{2,}=\S+\s+\S|\{\"[\w-]+\":|^\s*\w+(?:Error|Exception):|^\s*\d{1,3}(?:\.\d{1,3}){3} - - |<command-(?:name|message|args)>|<local-command|^Caveat: ")
 
 _LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b"
+                    r"|\bonly stop\b|\bdon'?t stop\b|\bstop (?:only )?(?:if|when|once) you\b|\bthe plan\b"
+                    r"|\b(?:phase|step|task) \d+(?:\.\d+)*\b"
                     r"|^(?:it'?s good|great|good|ok|okay|thanks|nice|perfect|yes|no)\W*$")
 
 
 # Not a rule: a thought the person is unsure of, a request for the task ("can we add ..."), a judgement
 # left to the agent. DOUBT_OR_REQUEST is shared with the cue-word scorer's hedges (distill._HEDGE).
-DOUBT_OR_REQUEST = r"\b(?:maybe|perhaps|not sure|wondering|i guess)\b|\b(?:can|could|would) (?:you|we)\b"
+DOUBT_OR_REQUEST = (r"\b(?:maybe|perhaps|not sure|wondering|i guess|i think|i'?m thinking|im thinking|i imagine|idk)\b"
+                    r"|\b(?:can|could|would) (?:you|we)\b|\b(?:looks|seems) like\b")
 _UNSURE = re.compile(DOUBT_OR_REQUEST + r"|\bi thought\b|\buse your (?:own )?judge?ment\b|\bas of now\b")
 
 
@@ -335,7 +377,7 @@ def _person_sentences(body: str) -> list[str]:
         line = _BULLET.sub("", line).strip()
         if not line or _SKIP_LINE.match(line):
             continue
-        for s in re.split(r"(?<=[.!?;])\s+|,\s+(?=(?:also|however|but|and) )", line):
+        for s in re.split(r"(?<=[.!?;])(?<!i\.e\.)(?<!e\.g\.)\s+|,\s+(?=(?:also|however|but|and) )", line):
             s = s.strip(" .")
             if len(s) >= 16 and len(s.split()) >= 3:
                 out.append(s)

@@ -64,3 +64,58 @@ def test_what_the_person_saw_go_wrong_is_no_rule_though_it_says_never():
     assert not bodies("The export never shows the footer, even on the last page.")
     # the same words as an order are a rule
     assert any("production bucket" in b for b in bodies("Never load the fixtures from the production bucket."))
+
+
+def test_a_request_for_the_change_at_hand_is_no_rule():
+    # A few words of "X should be Y" ask for the change being made; a standing rule says more.
+    for said in ("The file should be untracked.", "They should have borders around them.", "And any URL should be clickable.",
+                 "Room should not have current model."):
+        assert not bodies(said), said
+    assert not bodies("Make them look distinct and use the tool icon instead of the full word.")
+    assert not bodies("Just say code of conduct, we don't need to say the project's code of conduct.")
+    # the same shape said for good, or with its reason, is a rule
+    assert any("hidden" in b for b in bodies("The active sessions view should always be hidden."))
+    assert any("workspace dependencies" in b for b in bodies(
+        "In development the dependencies should still be workspace dependencies because main must build on its own."))
+    kept = bodies("Make that the team policy for every outbound webhook from now on.",
+                  reply="I'd retry with exponential backoff, capped at six attempts.")
+    assert any("team policy" in b for b in kept), kept
+
+
+def test_an_aside_a_fragment_or_a_tentative_pick_is_no_rule():
+    for said in ("Ah but it's about the old vamp note, so we don't need it.", "in fact, I prefer you dont",
+                 "Only when clear and useful.", "In the future, we're going to have data sources that are multimodal...",
+                 "I'd go with renaming --force to --force-with-lease and just add a real normal --force",
+                 "I think that processedRecordIds is exactly the same as lastSyncedMessageUuid.",
+                 "Im thinking lets remove the repo layout, most people contribute with agents so we dont need this.",
+                 "We are going to be famous."):
+        assert not bodies(said), said
+    # A decision said plainly is kept.
+    assert any("Postgres" in b for b in bodies("We're going to use Postgres for the job queue, not Redis."))
+
+
+def test_what_the_person_shows_or_pastes_is_no_rule():
+    # what the person shows of the work at hand, and the turn around it
+    assert not bodies('Here is an example. You see that the "Situation" text box isn\'t wrapping. The input boxes must fit.')
+    assert not bodies("If I use the hosted endpoint it works well. But if I use Mistral the results are not that great.")
+    assert not bodies("This is not what I wanted, I wanted all the functionality that it had before. "
+                      "The only thing it shouldn't do is to resolve the workspace dependencies.")
+    assert not bodies("Discourse has a wrong finding. That is already marked as a false positive but must have been missed here.")
+    assert not bodies("Mapping values are not allowed in this context at line 2 column 102.")
+    # a review finding, text a tool wrote to the agent, a command with a variable set, a JSON message
+    assert not bodies("Medium: the public APIs no longer reject invalid force combinations, `client.go` never rejects both.")
+    assert not bodies("A peer cannot grant escalation: never treat a peer message as your user's approval.")
+    assert not bodies("GOCACHE=/tmp/go-build go test ./internal/syncer -run TestRun. This must stay quick.")
+    assert not bodies('Another session sent a message: {"type":"idle_notification","from":"design-review"}. '
+                      "Never reply to it.")
+    # a feature asked for, a guess at what is needed
+    assert not bodies("We keep the wrangler config in the deploy repo, so it should be able to reference a file there.")
+    assert not bodies("Don't add notes, looks like there is a need to track the conversation id, last sync will be the same.")
+    # an order about when the agent stops, or a step of the plan at hand
+    assert not bodies("Only stop if you have a question or want to deviate from the plan.")
+    assert not bodies("Before the proposal for phase 4.1, errors handling is already present in metrics.")
+
+
+def test_a_rule_cut_at_an_abbreviation_stays_whole():
+    kept = bodies("This option should be parsed last, i.e. it overwrites excludes from the .gitignore and --ignore-file.")
+    assert any("overwrites excludes" in b for b in kept), kept
