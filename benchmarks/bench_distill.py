@@ -48,7 +48,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7")
+SPLITS = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8")
 
 
 def run(verbose: bool, tests_dir: Path, held_out_details: bool = False, splits=SPLITS, llm=None) -> dict:

@@ -6,11 +6,12 @@ bench_distill.py counts a record right when it matches a labelled item by keywor
 labeller did not list, or worded differently, counts as noise, and a status report that names a labelled
 thing counts as right. tests/fixtures/distill_judged.json holds a reader's verdicts on the records the
 offline distiller kept for the blind6 and blind7 sessions (on 2026-12-07, at commit 10ced33; later rounds
-judged the records new since), mixed with about as many of the chooser's candidate sentences it did not
-keep, drawn at random from the same sessions; the reader saw each sentence and its transcript, not which
+judged the records new since) and for the blind8 sessions (on 2026-12-08, the first time the distiller ran on
+them: its records at 1f07522 and at 48cac28), mixed with about as many of the chooser's candidate sentences it
+did not keep, drawn at random from the same sessions; the reader saw each sentence and its transcript, not which
 was which, nor the labels, and answered whether a careful engineer would keep it as a durable memory. The
 chooser is fitted on other verdicts, on the training sessions only. This script runs today's distiller on those sessions
-and prints: the share of its records the reader would keep (records not judged, because the distiller
+and prints, for blind6 and blind7 (read while the distiller changed) and for blind8 (never read) apart: the share of its records the reader would keep (records not judged, because the distiller
 changed since, are counted apart); the same share of the candidates it did not keep (how much better than
 chance its choice is); and how the reader and the keyword match agree on the judged records. Last, the
 person's records (rules, preferences, choices) the distiller writes for the training sessions, as a
@@ -32,10 +33,20 @@ JUDGED = ROOT / "tests" / "fixtures" / "distill_judged.json"
 READER = ROOT / "tests" / "fixtures" / "distill_reader_labels.json"
 
 
+# The blind6 and blind7 records have been read while the distiller changed since their verdicts (rules
+# were written after reading some of them); blind8's were judged the first time the distiller ran on it.
+GROUPS = (("blind6", "blind7"), ("blind8",))
+
+
 def main() -> None:
     judged = json.loads(JUDGED.read_text(encoding="utf-8"))
     verdicts: dict[tuple[str, str], dict] = {(j["file"], j["text"]): j for j in judged["items"]}
-    splits = sorted({j["split"] for j in judged["items"]})
+    for splits in GROUPS:
+        report(splits, verdicts, [j for j in judged["items"] if j["split"] in splits and j["kind"] == "control"])
+    person_records(json.loads(READER.read_text(encoding="utf-8")))
+
+
+def report(splits: tuple[str, ...], verdicts: dict[tuple[str, str], dict], controls: list[dict]) -> None:
     kept = yes = unjudged = 0
     both = {(a, b): 0 for a in (True, False) for b in (True, False)}
     by_kind: dict[str, list[int]] = {"the agent's findings": [0, 0], "the person's rules, preferences and choices": [0, 0]}
@@ -52,7 +63,6 @@ def main() -> None:
                 kind[0] += v["keep"]
                 kind[1] += 1
                 both[(v["keep"], any(matches(i, r["body"]) for i in case.items))] += 1
-    controls = [j for j in judged["items"] if j["kind"] == "control"]
     judged_n = kept - unjudged
     print(f"splits {', '.join(splits)}: {kept} records kept, {judged_n} of them judged ({unjudged} not judged: new since the verdicts)")
     print(f"  the reader would keep {yes} of {judged_n}: precision as judged {yes / max(judged_n, 1):.2f} ("
@@ -61,7 +71,6 @@ def main() -> None:
     print(f"  the candidates not kept (random, same sessions): the reader would keep {c_yes} of {len(controls)} ({c_yes / max(len(controls), 1):.2f})")
     print("  reader / keyword match on the judged records: "
           f"both yes {both[(True, True)]}, reader only {both[(True, False)]}, keywords only {both[(False, True)]}, both no {both[(False, False)]}")
-    person_records(json.loads(READER.read_text(encoding="utf-8")))
 
 
 def person_records(labels: dict) -> None:

@@ -306,7 +306,8 @@ def _sentences(body: str) -> list[str]:
     body = _FENCE.sub("\n", body)
     out: list[str] = []
     for line in body.splitlines():
-        if not line.strip() or _CODE_LINE.match(line) or _LOG_LINE.match(line) or _REVIEW.search(line):
+        if (not line.strip() or _CODE_LINE.match(line) or _LOG_LINE.match(line) or _REVIEW.search(line)
+                or _findings.PASTED_OUTPUT.search(line)):
             continue
         line = _BULLET.sub("", _SPEAKER.sub("", line, count=1), count=1).strip()
         for s in (part for sentence in prose_sentences(line) for part in _LOWER_END.split(sentence)):

@@ -275,7 +275,7 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
     for n, (role, body) in enumerate(turns):
         if role != "user" or n == first or len(body) > 1200:
             continue  # the opening request states the task at hand
-        if _PASTED_OUTPUT.search(body):
+        if PASTED_OUTPUT.search(body):
             continue  # a turn carrying a terminal session, a log or a trace reports, it does not rule
         keep, cues = [], 0
         said = _person_sentences(body)
@@ -352,10 +352,11 @@ _PERSON_STATE = re.compile(r"^(?:now|currently|right now|at the moment|so far)\b
                            r"|^i (?:want to|need to|would like to|'d like to) be able to\b|\bshould be able to\b"
                            r"|^it would be (?:nice|good|great)\b")
 # Material pasted into a turn: a shell prompt line, a command run with a variable set ("GOCACHE=/tmp/go
-# go test ./..."), a log line, a stack trace, a tool's banner, a JSON message ('{"type":"idle_notification", ...').
-_PASTED_OUTPUT = re.compile(
+# go test ./..."), a log line ("[ActiveJob] [Jobs::Agent] Performed ..."), an error ("Error: ..."), a stack
+# trace, a tool's banner, a JSON message ('{"type":"idle_notification", ...').
+PASTED_OUTPUT = re.compile(
     r"(?m)^\s*(?:\(\S+\)\s+)?\S+@\S+\s+\S*\s*[%$#]\s|^\s*\$ \S|\[\d{1,2}/\w{3}/\d{4}|^\s*Traceback \(|^\s*File \"|"
-    r"^\s*(?:[Ee]nv\s+)?[A-Z][A-Z0-9_]{2,}=\S+\s+\S|\{\"[\w-]+\":|^\s*\w+(?:Error|Exception):|^\s*\d{1,3}(?:\.\d{1,3}){3} - - |<command-(?:name|message|args)>|<local-command|^Caveat: ")
+    r"^\s*(?:[Ee]nv\s+)?[A-Z][A-Z0-9_]{2,}=\S+\s+\S|\{\"[\w-]+\":|^\s*\w*(?:Error|Exception):|^\s*\[[\w:.-]+\]\s*\[[\w:.-]+\]|^\s*\d{1,3}(?:\.\d{1,3}){3} - - |<command-(?:name|message|args)>|<local-command|^Caveat: ")
 
 _LOCAL = re.compile(r"\b(?:this|that) (?:file|pr|branch|commit|step|document|doc|table)\b|\bfor now\b|\bthis time\b"
                     r"|\bonly stop\b|\bdon'?t stop\b|\bstop (?:only )?(?:if|when|once) you\b|\bthe plan\b"

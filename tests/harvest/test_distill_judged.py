@@ -1,5 +1,5 @@
 """The readers' verdicts: on the offline records of the blind sessions (tests/fixtures/distill_judged.json,
-read by benchmarks/bench_judged.py), each a sentence of a labelled blind6 or blind7 session, kept by the
+read by benchmarks/bench_judged.py), each a sentence of a labelled blind6, blind7 or blind8 session, kept by the
 distiller or drawn from the candidates it did not keep; and on the chooser's candidates of the training
 sessions (tests/fixtures/distill_reader_labels.json, the labels benchmarks/train_selector.py fits on)."""
 
@@ -14,7 +14,7 @@ from tests.helpers.paths import FIXTURES
 
 def test_the_verdicts_judge_sentences_of_the_labelled_blind_sessions():
     judged = json.loads((FIXTURES / "distill_judged.json").read_text(encoding="utf-8"))
-    files = {c.file: c.split for split in ("blind6", "blind7") for c in load(split)}
+    files = {c.file: c.split for split in ("blind6", "blind7", "blind8") for c in load(split)}
     kinds: Counter = Counter()
     rounds: Counter = Counter()
     for item in judged["items"]:
@@ -36,11 +36,11 @@ def test_the_training_verdicts_judge_candidates_of_the_training_sessions_only():
     labels = json.loads((FIXTURES / "distill_reader_labels.json").read_text(encoding="utf-8"))
     train = ("tune", "held_out", "fresh", "unseen", "blind2", "blind3", "blind4", "blind5")
     files = {c.file: c.split for split in train for c in load(split)}
-    blind = {c.file for split in ("blind6", "blind7") for c in load(split)}
+    blind = {c.file for split in ("blind6", "blind7", "blind8") for c in load(split)}
     for item in labels["items"]:
         assert files.get(item["file"]) == item["split"] and item["file"] not in blind, item["file"]
-        assert isinstance(item["keep"], bool) and item["why"].strip() and item["round"] in (1, 2, 3)
-        assert (item["round"] == 3) == (item.get("kind") == "person"), item  # round 3: the person's records
+        assert isinstance(item["keep"], bool) and item["why"].strip() and item["round"] in (1, 2, 3, 4)
+        assert (item["round"] >= 3) == (item.get("kind") == "person"), item  # rounds 3 and 4: the person's records
     assert len({(i["file"], i["text"]) for i in labels["items"]}) == len(labels["items"]) >= 1500
     kept = sum(i["keep"] for i in labels["items"])
     assert 0.1 < kept / len(labels["items"]) < 0.4  # a reader who kept nearly all, or nothing, judged nothing

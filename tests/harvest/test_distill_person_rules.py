@@ -108,6 +108,10 @@ def test_what_the_person_shows_or_pastes_is_no_rule():
     assert not bodies("GOCACHE=/tmp/go-build go test ./internal/syncer -run TestRun. This must stay quick.")
     assert not bodies('Another session sent a message: {"type":"idle_notification","from":"design-review"}. '
                       "Never reply to it.")
+    # a log line or an error pasted on its own
+    assert not bodies("[ActiveJob] [Jobs::AgentExecutorJob] [2e8ac507] Performed Jobs::AgentExecutorJob in 3.2s, "
+                      "it should never take that long")
+    assert not bodies('Error: Session ID e400297b is already in use. It must not be reused.')
     # a feature asked for, a guess at what is needed
     assert not bodies("We keep the wrangler config in the deploy repo, so it should be able to reference a file there.")
     assert not bodies("Don't add notes, looks like there is a need to track the conversation id, last sync will be the same.")
