@@ -13,7 +13,8 @@ was which, nor the labels, and answered whether a careful engineer would keep it
 chooser is fitted on other verdicts, on the training sessions only. This script runs today's distiller on those sessions
 and prints, for blind6 and blind7 (read while the distiller changed) and for blind8 (never read) apart: the share of its records the reader would keep (records not judged, because the distiller
 changed since, are counted apart); the same share of the candidates it did not keep (how much better than
-chance its choice is); and how the reader and the keyword match agree on the judged records. Last, the
+chance its choice is); and how the reader and the keyword match agree on the judged records. Then how a second reader, a day
+later, judged some of the same texts (tests/fixtures/distill_second_verdicts.json). Last, the
 person's records (rules, preferences, choices) the distiller writes for the training sessions, as a
 reader judged them (tests/fixtures/distill_reader_labels.json, kind 'person': not fitted on).
 """
@@ -31,6 +32,7 @@ from tests.helpers.distill_labelled import harvest, load, matches  # noqa: E402
 
 JUDGED = ROOT / "tests" / "fixtures" / "distill_judged.json"
 READER = ROOT / "tests" / "fixtures" / "distill_reader_labels.json"
+SECOND = ROOT / "tests" / "fixtures" / "distill_second_verdicts.json"
 
 
 # The blind6 and blind7 records have been read while the distiller changed since their verdicts (rules
@@ -43,7 +45,20 @@ def main() -> None:
     verdicts: dict[tuple[str, str], dict] = {(j["file"], j["text"]): j for j in judged["items"]}
     for splits in GROUPS:
         report(splits, verdicts, [j for j in judged["items"] if j["split"] in splits and j["kind"] == "control"])
+    agreement(verdicts, json.loads(SECOND.read_text(encoding="utf-8")))
     person_records(json.loads(READER.read_text(encoding="utf-8")))
+
+
+def agreement(verdicts: dict[tuple[str, str], dict], second: dict) -> None:
+    """How a second reader, on a later day, judged texts the first verdicts had judged: the readers of
+    different rounds keep at different rates, so figures from different rounds compare only so far."""
+    for name, splits in (("blind6 and blind7 (records judged in round 1)", ("blind6", "blind7")), ("blind8", ("blind8",))):
+        pairs = [(verdicts[(i["file"], i["text"])]["keep"], i["keep"]) for i in second["items"] if i["split"] in splits]
+        if not pairs:
+            continue
+        agree = sum(a == b for a, b in pairs)
+        print(f"a second reader on {len(pairs)} texts of {name}: agrees on {agree}; the first verdicts keep "
+              f"{sum(a for a, _ in pairs)}, the second {sum(b for _, b in pairs)}")
 
 
 def report(splits: tuple[str, ...], verdicts: dict[tuple[str, str], dict], controls: list[dict]) -> None:

@@ -299,8 +299,8 @@ def plan(found: Found, *, brain_arg: str | None = None, clone: str | None = None
 
 
 _OFFLINE_NOTE = ("With no model on this machine ({installed}, and no API key), they are read offline: sentences "
-                 "lifted from each session, marked unchecked (from 1 to 5 in 10 worth keeping, depending on the project, "
-                 "as careful readers judged them on sessions from projects it never saw). Log in to an agent's CLI (`claude`, `codex login` or `gemini`), or set an API key, and run "
+                 "lifted from each session, marked unchecked (about 1 to 3 in 10 worth keeping, and "
+                 "6 in 10 of the person's own rules, as careful readers judged them on sessions from projects it never saw). Log in to an agent's CLI (`claude`, `codex login` or `gemini`), or set an API key, and run "
                  "`aida setup` again: it offers to read them again with that model.")
 
 

@@ -44,3 +44,14 @@ def test_the_training_verdicts_judge_candidates_of_the_training_sessions_only():
     assert len({(i["file"], i["text"]) for i in labels["items"]}) == len(labels["items"]) >= 1500
     kept = sum(i["keep"] for i in labels["items"])
     assert 0.1 < kept / len(labels["items"]) < 0.4  # a reader who kept nearly all, or nothing, judged nothing
+
+
+def test_the_second_reader_judged_texts_the_first_verdicts_hold():
+    judged = json.loads((FIXTURES / "distill_judged.json").read_text(encoding="utf-8"))
+    first = {(i["file"], i["text"]): i for i in judged["items"]}
+    second = json.loads((FIXTURES / "distill_second_verdicts.json").read_text(encoding="utf-8"))["items"]
+    assert len(second) >= 100 and len({(i["file"], i["text"]) for i in second}) == len(second)
+    for item in second:
+        had = first[(item["file"], item["text"])]  # a text the first verdicts judged, in the same split
+        assert had["split"] == item["split"] and isinstance(item["keep"], bool) and item["why"].strip()
+    assert {i["split"] for i in second} == {"blind6", "blind7", "blind8"}
