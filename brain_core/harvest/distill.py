@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from brain_core.harvest import findings as _findings
+from brain_core.harvest import person as _person
 from brain_core.harvest.codeish import code_only
 from brain_core.harvest.compaction import unfold
 from brain_core.harvest.guard import standing_order
@@ -87,7 +87,7 @@ CUES: tuple[_Cue, ...] = (
 )
 _REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\botherwise\b|\bthe reason\b|\bdue to\b|\bwhich means\b|\bto avoid\b")
 # A doubt, or a request for the task at hand ("can we add that ..."): no rule.
-_HEDGE = re.compile(_findings.DOUBT_OR_REQUEST + r"|\bmight\b|\bshould we\b")
+_HEDGE = re.compile(_person.DOUBT_OR_REQUEST + r"|\bmight\b|\bshould we\b")
 _TEMPORARY = re.compile(r"\bfor now\b|\bthis time\b|\bjust this once\b|\btemporar(?:y|ily)\b|\bright now\b|\bfor this (?:run|test|session)\b"
                         r"|\bas of now\b")
 # An order for the task at hand, not a standing rule.
@@ -245,7 +245,7 @@ def _whole_session(turns: list[tuple[str, str]], refused: list[str] | None) -> t
     """Candidates beyond the person's cue-word sentences, best first, each (score, type, text): the
     person's choices among options offered and their terse rules; the agent's findings; and the next
     few findings past the cap, which may only complete a kept record (see :func:`extractive`)."""
-    from brain_core.harvest.findings import person_choices, person_rules
+    from brain_core.harvest.person import person_choices, person_rules
     from brain_core.harvest.selector import fitted, select
 
     if not any(role == "assistant" for role, _ in turns):
@@ -307,7 +307,7 @@ def _sentences(body: str) -> list[str]:
     out: list[str] = []
     for line in body.splitlines():
         if (not line.strip() or _CODE_LINE.match(line) or _LOG_LINE.match(line) or _REVIEW.search(line)
-                or _findings.PASTED_OUTPUT.search(line)):
+                or _person.PASTED_OUTPUT.search(line)):
             continue
         line = _BULLET.sub("", _SPEAKER.sub("", line, count=1), count=1).strip()
         for s in (part for sentence in prose_sentences(line) for part in _LOWER_END.split(sentence)):
@@ -317,7 +317,7 @@ def _sentences(body: str) -> list[str]:
     return out
 
 
-_QUOTED = _findings._QUOTED
+_QUOTED = _person.QUOTED
 _IMPERATIVE = re.compile(r"^(?:please |and |so |also )?(?:never|always|don'?t|do not|make sure|avoid|keep|use|stop)\b")
 
 
@@ -328,9 +328,9 @@ def _score(s: _Sentence) -> None:
         return
     if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
         return
-    if _findings._PERSON_STATE.search(low) or _findings.not_a_rule(s.text):
+    if _person.PERSON_STATE.search(low) or _person.not_a_rule(s.text):
         return  # what the program does now or where the work stands, not a rule
-    if _findings._REPORTED.search(low) and not _IMPERATIVE.match(low):
+    if _person.REPORTED.search(low) and not _IMPERATIVE.match(low):
         return  # what the person saw go wrong ("the rest never loads"), not a rule ("never load ...")
     best, score = "", 0.0
     said = _QUOTED.sub('""', low)  # a quoted phrase names something ("profiling never enabled"): no cue in it

@@ -191,7 +191,7 @@ def test_a_finding_is_a_cause_or_limit_of_something_named_said_as_fact():
 
 
 def test_a_bug_report_or_a_pasted_terminal_is_not_a_rule():
-    from brain_core.harvest.findings import person_rules
+    from brain_core.harvest.person import person_rules
 
     def rules(said):
         turns = [("user", "Make the sync faster."), ("assistant", "I changed the loop to batch writes."), ("user", said)]

@@ -5,7 +5,7 @@ carry out the work at hand ("Subagent-Driven (this session)") is not kept."""
 
 from __future__ import annotations
 
-from brain_core.harvest.findings import person_choices
+from brain_core.harvest.person import person_choices
 
 OFFER = [
     ("user", "How should the archive be opened?"),
