@@ -329,7 +329,7 @@ def _score(s: _Sentence) -> None:
     if s.text.rstrip().endswith("?") or _SKIP.search(s.text) or _SKIP.search(low):
         return
     if _person.PERSON_STATE.search(low) or _person.not_a_rule(s.text):
-        return  # what the program does now or where the work stands, not a rule
+        return  # what the program does now, where the work stands, or what only reads as a rule
     if _person.REPORTED.search(low) and not _IMPERATIVE.match(low):
         return  # what the person saw go wrong ("the rest never loads"), not a rule ("never load ...")
     best, score = "", 0.0

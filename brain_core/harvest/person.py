@@ -78,22 +78,25 @@ def person_rules(turns: list[tuple[str, str]]) -> list[tuple[float, str, str, in
     return out
 
 
-# A person's sentence that reads as a rule but is none: a request for the change at hand in a few
-# words ("The file should be untracked.", "They should have borders around them."), a thought left
-# unfinished ("... that are multimodal..."), a reply that leans on the agent's last message ("Ah but
-# ...", "in fact, I prefer u dont", "Only when clear and useful."), a review finding's severity label
-# ("Medium: the APIs no longer reject ..."), text a tool wrote to an agent ("... your user's approval"),
-# a tentative pick ("I'd go with ..."), an order for a thing just shown ("Make them look distinct ...").
-_SHOULD = re.compile(r"\bshould(?:n't| not)? (?:be|have)\b", re.I)
+# A person's sentence that reads as a rule but is none: a review finding's severity label ("Medium: the
+# APIs no longer reject ..."), text a tool wrote to an agent ("... your user's approval"), a tentative
+# pick ("I'd go with ..."), a wording for the text at hand ("Just say code of conduct"); and, unless it
+# says it holds for good or records a decision, a request for the change at hand in a few words ("The
+# file should be untracked.", "They should have borders around them."), an order for a thing just shown
+# ("Make them look distinct ..."), a thought left unfinished ("... that are multimodal..."), a reply that
+# leans on the agent's last message ("Ah but ...", "in fact, I prefer u dont", "Only when clear and
+# useful."). "Well, we decided to ship on Thursday." (a meeting's way of saying it) stays a decision.
 _NOT_A_RULE = re.compile(
-    r"(?:\.\.\.|…)\W*$|^(?:ah|oh|hm+|well|in fact)(?![\w-])|^only (?:when|if)\b[^,;]{0,60}$"
-    r"|^(?:\*\*)?(?:high|medium|low|critical|major|minor)(?: severity| priority)?(?:\*\*)?\s*:"
+    r"^(?:\*\*)?(?:high|medium|low|critical|major|minor)(?: severity| priority)?(?:\*\*)?\s*:"
     r"|\byour user(?:'s)?\b|\bi(?:'d| would) go with\b|^just say\b",
     re.I,
 )
+_SHOULD = re.compile(r"\bshould(?:n't| not)? (?:be|have)\b", re.I)
 _FOR_THIS = re.compile(r"^(?:just |please )?(?:make|fix|move|put|change|give|set)\s+(?:it|them|this|that|these|those)\b", re.I)
+_ASIDE = re.compile(r"(?:\.\.\.|…)\W*$|^(?:ah|oh|hm+|well|in fact)(?![\w-])|^only (?:when|if)\b[^,;]{0,60}$", re.I)
 _GENERAL = re.compile(r"\b(?:always|never|every|whenever|all|because|since|so that|otherwise|from now on|going forward"
-                      r"|policy|rule|convention|default)\b", re.I)
+                      r"|policy|rule|convention|default)\b"
+                      r"|\b(?:decided|agreed|settled on|opted (?:to|for)|let'?s go with|we(?:'ll| will) go with)\b", re.I)
 
 
 def not_a_rule(sentence: str) -> bool:
@@ -103,7 +106,7 @@ def not_a_rule(sentence: str) -> bool:
         return True
     if _GENERAL.search(s):
         return False  # "Make that the team policy from now on.", "They should always be hidden."
-    return bool(_FOR_THIS.match(s)) or (len(s.split()) <= 8 and bool(_SHOULD.search(s)))
+    return bool(_FOR_THIS.match(s) or _ASIDE.search(s)) or (len(s.split()) <= 8 and bool(_SHOULD.search(s)))
 
 
 # What the person saw go wrong ("it still doesn't work", "the button does not do anything", "I get an

@@ -90,8 +90,12 @@ def test_an_aside_a_fragment_or_a_tentative_pick_is_no_rule():
                  "Im thinking lets remove the repo layout, most people contribute with agents so we dont need this.",
                  "We are going to be famous."):
         assert not bodies(said), said
-    # A decision said plainly is kept.
+    # A decision said plainly is kept, and so is one said the way people speak in a meeting.
     assert any("Postgres" in b for b in bodies("We're going to use Postgres for the job queue, not Redis."))
+    assert any("Thursday" in b for b in bodies("Well, we decided to ship the release on Thursday."))
+    plain = extractive("Oh, and we agreed to keep the logs for fourteen days, then delete them...",
+                       profile="meeting", source="meeting:x")  # plain speech, no speaker marks
+    assert any("fourteen days" in r["body"] for r in plain), plain
 
 
 def test_what_the_person_shows_or_pastes_is_no_rule():
