@@ -44,6 +44,7 @@ INDEX, SHELF = "INDEX.md", "INDEX.shelf.md"
 
 DEFAULT_BUDGET = 6000
 SENTENCE_CHARS = 200
+RULE_CHARS = 320  # a standing instruction: its sentences while they fit
 _LINE = re.compile(r"^- (?P<trigger>.+?) → \[(?P<label>[^\]]*)\]\((?P<path>[^)\s]+)\)\s*$")
 HEAD = ("# What your memory knows (Aida)\n"
         "Standing instructions first, then this project's records, then the rest of the brain's index "
@@ -66,6 +67,13 @@ class Entry:
     def sentence(self) -> str:
         """The body's first sentence (made only for the lines shown)."""
         return _sentence(self.body) if self.body else ""
+
+    @property
+    def rule(self) -> str:
+        """A rule as the person said it: its sentences while they fit in RULE_CHARS (the first
+        alone may be context: "this is a good lesson of reality not meeting spec. ... kick it up to the
+        human"), at least the first; "…" where more is left out."""
+        return _sentences_in(self.body) if self.body else ""
 
     @property
     def unchecked(self) -> bool:
@@ -116,6 +124,19 @@ def _generated_lines(root: Path) -> list[tuple[str, str]]:
 def _sentence(body: str) -> str:
     first = (sentences(" ".join(body.split())) or [""])[0]
     return first if len(first) <= SENTENCE_CHARS else first[:SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _sentences_in(body: str) -> str:
+    said = sentences(" ".join(body.split())) or [""]
+    out = said[0]
+    if len(out) > RULE_CHARS:
+        return out[:RULE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    for nxt in said[1:]:
+        room = RULE_CHARS - len(out) - 1
+        if len(nxt) > room:  # the next one clipped, when enough of it fits to say something
+            return f"{out} {nxt[:room - 1].rsplit(' ', 1)[0].rstrip(' ,;:')}…" if room >= 80 else f"{out} …"
+        out = f"{out} {nxt}"
+    return out
 
 
 def _entry(root: Path, line: str, rel: str) -> Entry | None:
@@ -228,8 +249,8 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     for group in (rules, ours, rest):
         group.sort(key=lambda e: e.unchecked)
 
-    sections = [("## Standing instructions", [_own_line(e) for e in rules], rules),
-                (f"## This project: {project}", [_own_line(e) for e in ours], ours),
+    sections = [("## Standing instructions", [_own_line(e, e.rule) for e in rules], rules),
+                (f"## This project: {project}", [_own_line(e, e.sentence) for e in ours], ours),
                 ("## Also in memory", [e.line + (" *unchecked*" if e.unchecked else "") for e in rest], rest)]
     head_text = HEAD.format(root=root) + (UNCHECKED if any(e.unchecked for e in entries) else "")
     out = [head_text]
@@ -261,8 +282,8 @@ def build(root: Path, budget: int = DEFAULT_BUDGET, project: str | None = None) 
     return Block("".join(out), tuple(given), project, left, counts)
 
 
-def _own_line(e: Entry) -> str:
-    return f"- {e.sentence or e.line[2:]} ({e.path})" + (" *unchecked*" if e.unchecked else "")
+def _own_line(e: Entry, said: str) -> str:
+    return f"- {said or e.line[2:]} ({e.path})" + (" *unchecked*" if e.unchecked else "")
 
 
 # ------------------------------------------------------------------------------------------ the hook

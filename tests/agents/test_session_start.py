@@ -126,6 +126,34 @@ def test_the_block_keeps_to_the_budget(brain, tmp_path, home):
     assert len(text) <= 1500
 
 
+def test_a_standing_instruction_is_shown_whole_as_far_as_it_fits(brain):
+    # The first sentence of a rule said in a turn is often its context; the rule is the next one.
+    brain.remember("This is a good lesson of reality not meeting spec. When it happens, take the question to the person "
+                   "to decide, case by case, never assumed.", type="instruction", key="spec-gaps", profile="me")
+    brain.remember("Releases are cut from main. " + "Every release note names the migration steps and who runs them. " * 8,
+                   type="instruction", key="release-notes", profile="me")
+    brain.remember("Billing deploys blue-green on Fridays. The finance batch runs before it.", type="decision",
+                   key="billing-deploy", profile="claude", tags=["project:billing"])
+    regenerate(brain)
+    from brain_core.agents.session_start import RULE_CHARS, build
+
+    lines = build(brain.root, 6000, "billing").text.splitlines()
+    [gaps] = [ln for ln in lines if "spec-gaps" in ln]
+    assert "take the question to the person to decide, case by case, never assumed." in gaps
+    [notes] = [ln for ln in lines if "release-notes" in ln]
+    said = notes[2:notes.rindex(" (memories/")]
+    assert said.startswith("Releases are cut from main. Every release note") and said.endswith("…")
+    assert len(said) <= RULE_CHARS
+    brain.remember("Never " + "touch the shared staging database, the fixtures and the seed scripts, " * 8 + "without asking.",
+                   type="instruction", key="staging-db", profile="me")
+    regenerate(brain)
+    [one] = [ln for ln in build(brain.root, 6000, None).text.splitlines() if "staging-db" in ln]
+    assert one.count("…") == 1 and len(one[2:one.rindex(" (memories/")]) <= RULE_CHARS  # one long sentence, clipped
+    # the project's records are still their first sentence
+    [billing] = [ln for ln in lines if "billing-deploy" in ln]
+    assert "Fridays." in billing and "finance batch" not in billing
+
+
 def test_prints_nothing_when_the_brain_is_unreachable(tmp_path, home):
     cmd = _start_command(home, tmp_path / "no-brain-here")
     proc = _run(cmd, _claude_payload(tmp_path), tmp_path)
