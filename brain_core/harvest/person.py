@@ -14,7 +14,7 @@ all ("I like Option C"). This module finds both without a model:
 - :func:`not_a_rule`: a person's sentence that reads as a rule but is none, which the cue-word
   scorer leaves out too.
 
-Both return scored candidates, which :func:`.distill.extractive` ranks, merges and caps.
+The first two return scored candidates, which :func:`.distill.extractive` ranks, merges and caps.
 """
 
 from __future__ import annotations
