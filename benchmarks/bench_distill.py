@@ -1,8 +1,8 @@
-"""The offline distiller on whole real sessions: precision and recall on the labelled set, nine splits.
+"""The offline distiller on whole real sessions: precision and recall on the labelled set, eleven splits.
 
     .venv/bin/python benchmarks/bench_distill.py [--baseline REF] [-v]
 
-Reads the 235 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
+Reads the 255 real sessions in tests/fixtures/real_sessions/ (Claude Code, Codex CLI, Gemini CLI; see
 PROVENANCE.md there) through the path the offline sweep takes (parse, whole transcript, redact,
 extractive distiller, redact again) and scores the records kept against the hand labels in
 tests/fixtures/distill_labels.json (see tests/helpers/distill_labelled.py for the matching rule; precision is
@@ -22,7 +22,9 @@ training splits; blind6: 24 sessions (16 Claude Code, 8 Codex CLI) from two more
 by another reader once the agent's findings came from the learned chooser (benchmarks/train_selector.py,
 then fitted on tune to blind4, now on tune to blind5), never fitted on, scored twice and its first-run records
 read; blind7: 15 Codex CLI sessions from one more repository, labelled blind by another reader once the chooser
-was refitted on tune to blind5, scored once):
+was refitted on tune to blind5, scored once; blind8: 20 Claude Code sessions from two more repositories, labelled
+blind once the person's records were filtered anew, scored once, then read for one filter (a pasted log line or
+error in the person's turn); its records are judged by readers too, benchmarks/bench_judged.py):
 sessions, records kept, right, labelled items found, precision, recall, and the most records kept
 from one session.
 
@@ -34,7 +36,7 @@ the claude-code provider's exact prompt and text per session, and the answer), t
 script from a temporary worktree of that revision with this checkout's labels and sessions.
 Leave-one-project-out figures of the chooser of the agent's sentences: ``benchmarks/train_selector.py``.
 ``-v`` lists every record kept that matched nothing, and every labelled item missed, for the tune
-half only (``--held-out-details`` adds the other six splits: for reporting, never while tuning).
+half only (``--held-out-details`` adds the other ten splits: for reporting, never while tuning).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ sentences, rules and choices too), and chooses the pair by the F0.5 of the agent
 reader judges them (by the whole distiller's keyword F0.5 with ``--labels keyword``): precision weighs
 twice recall; within 0.005 of the best, the highest threshold, and at it the best cap. ``--write``
 writes selector.json with the weights fitted on all the training sessions and the chosen pair. The
-training splits are tune to blind5; blind6 and blind7 are never read here: their records are judged by
+training splits are tune to blind5; blind6, blind7 and blind8 are never read here: their records are judged by
 benchmarks/bench_judged.py.
 """
 
