@@ -132,7 +132,7 @@ def tally(group, scores, threshold: float, keep: int, labels: str = "keyword") -
             good = label(s, labels)
             labelled += sum(good)
             right += sum(1 for i in chosen if good[i])
-            found += sum(1 for i in chosen if good[i])
+            found = right  # each sentence the reader keeps is its own item
             unjudged += sum(1 for i in chosen if s["reader"][i] is None)
             continue
         labelled += len(s["items"])

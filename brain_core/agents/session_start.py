@@ -45,6 +45,7 @@ INDEX, SHELF = "INDEX.md", "INDEX.shelf.md"
 DEFAULT_BUDGET = 6000
 SENTENCE_CHARS = 200
 RULE_CHARS = 320  # a standing instruction: its sentences while they fit
+CLIPPED_CHARS = 80  # the least of a next sentence worth showing cut
 _LINE = re.compile(r"^- (?P<trigger>.+?) → \[(?P<label>[^\]]*)\]\((?P<path>[^)\s]+)\)\s*$")
 HEAD = ("# What your memory knows (Aida)\n"
         "Standing instructions first, then this project's records, then the rest of the brain's index "
@@ -122,21 +123,24 @@ def _generated_lines(root: Path) -> list[tuple[str, str]]:
 
 
 def _sentence(body: str) -> str:
-    first = (sentences(" ".join(body.split())) or [""])[0]
-    return first if len(first) <= SENTENCE_CHARS else first[:SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return _clip((sentences(" ".join(body.split())) or [""])[0], SENTENCE_CHARS)
 
 
 def _sentences_in(body: str) -> str:
     said = sentences(" ".join(body.split())) or [""]
-    out = said[0]
-    if len(out) > RULE_CHARS:
-        return out[:RULE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    out = _clip(said[0], RULE_CHARS)
     for nxt in said[1:]:
+        if out.endswith("…"):
+            break
         room = RULE_CHARS - len(out) - 1
-        if len(nxt) > room:  # the next one clipped, when enough of it fits to say something
-            return f"{out} {nxt[:room - 1].rsplit(' ', 1)[0].rstrip(' ,;:')}…" if room >= 80 else f"{out} …"
-        out = f"{out} {nxt}"
+        # the next one clipped, when enough of it fits to say something
+        out = f"{out} {_clip(nxt, room) if room >= CLIPPED_CHARS else '…'}" if len(nxt) > room else f"{out} {nxt}"
     return out
+
+
+def _clip(text: str, chars: int) -> str:
+    """``text`` within ``chars`` characters, cut at a word and ended by "…" when it is longer."""
+    return text if len(text) <= chars else text[:chars - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
 def _entry(root: Path, line: str, rel: str) -> Entry | None:

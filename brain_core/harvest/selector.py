@@ -43,7 +43,7 @@ _NOW = re.compile(r"(?<=\w )now\b", re.I)
 _DONE_LEAD = re.compile(r"^\W*(?:done|fixed|implemented|updated|added|created|changed|removed|summary|all set)\b", re.I)
 # Never a finding: the agent announcing its next step or what it is doing ("I'm patching ...": 10 of 277
 # training candidates right; one led by "Now", "Then", "Next" or "Here": a reader keeps 1 of 46),
-# offering help or options (the person's pick is kept by .findings.person_choices), or a line of JSON
+# offering help or options (the person's pick is kept by .person.person_choices), or a line of JSON
 # (an error payload). "Next.js" and "Here-doc" are names, not leads. What it just did is _DID.
 _NOT_FINDING = re.compile(r"^(?:i'll|i will|let me|let's|i'm going|i am going|i(?:'m| am) (?:now |also |still |just )?\w+ing"
                           r"|(?:now|then|next|here)(?![.\w-])|first,? i|i need to"
